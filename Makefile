@@ -1,0 +1,38 @@
+# The two commands of the README:  make serve   (build and serve the course on 127.0.0.1)
+#                                  make test    (the whole test suite, all layers)
+# Both create .venv inside the repo and install what they need on first use.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: serve test test-fast bench browser-deps clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@
+
+serve: $(STAMP)
+	$(BIN)/python site/serve.py
+
+test: $(STAMP) browser-deps
+	$(BIN)/python -m pytest
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m fast
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/monte_carlo.py
+
+# Debian's Chromium and a CJK font for the browser layer (never `playwright install`)
+browser-deps:
+	@if command -v chromium >/dev/null && fc-list 2>/dev/null | grep -q "Noto Sans CJK"; then :; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk; \
+	else echo "瀏覽器測試需要 Debian 的 chromium 與 fonts-noto-cjk：sudo apt-get install chromium fonts-noto-cjk" >&2; exit 1; fi
+
+clean:
+	rm -rf build .pytest_cache .hypothesis

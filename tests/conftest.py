@@ -1,0 +1,15 @@
+"""Test layers: every test is `fast` unless its module or function is marked `build` or `browser`.
+
+    pytest -m fast        # the package alone, seconds
+    pytest -m build       # site build, lab build, notebooks executed in CPython
+    pytest -m browser     # headless Chromium against the served site
+"""
+import pytest
+
+LAYERS = ("build", "browser")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if not any(item.get_closest_marker(layer) for layer in LAYERS):
+            item.add_marker(pytest.mark.fast)
