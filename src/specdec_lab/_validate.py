@@ -23,16 +23,19 @@ def _first_bad(value, arr: np.ndarray, bad: np.ndarray) -> str:
     if arr.ndim == 0:
         return _shown(value)
     index = tuple(int(i) for i in np.argwhere(bad)[0])
-    return f"{arr[index].item()!r}（位置 {index}）"
+    original = np.asarray(value)
+    shown = original[index] if original.shape == arr.shape else arr[index]
+    return f"{shown.item()!r}（位置 {index}）"
 
 
 def _as_float_array(name: str, value, what: str) -> np.ndarray:
-    if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} 必須是{what}，收到布林值 {value!r}")
     try:
-        arr = np.asarray(value, dtype=float)
+        raw = np.asarray(value)
+        if raw.dtype.kind in "USb":  # text and booleans are not numbers here
+            raise TypeError
+        arr = raw.astype(float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} 必須是{what}，收到 {value!r}") from None
+        raise ValueError(f"{name} 必須是{what}，收到 {value!r}（不是數字）") from None
     if arr.size == 0:
         raise ValueError(f"{name} 不可以是空的，必須是{what}")
     return arr

@@ -74,6 +74,12 @@ def _distributions(name: str, probs, rows: int | None = None) -> np.ndarray:
     return arr
 
 
+def _sample(rng: np.random.Generator, weights: np.ndarray) -> int:
+    """One draw from the (unnormalised, non-negative) ``weights`` by inverting their CDF."""
+    cdf = np.cumsum(weights)
+    return int(min(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"), cdf.size - 1))
+
+
 def _count(toks: np.ndarray) -> int:
     if toks.ndim != 1:
         raise ValueError(f"draft_tokens 必須是一維的 token 編號序列，收到形狀 {toks.shape}")
@@ -139,10 +145,9 @@ def verify_sampling(draft_tokens, draft_probs, target_probs, seed=None) -> Round
             emitted.append(x)
             continue
         residual = np.maximum(target[i] - draft[i], 0.0)
-        fixed = int(rng.choice(residual.size, p=residual / residual.sum()))
+        fixed = _sample(rng, residual)  # norm(max(0, p − q))
         steps.append(VerifyStep(i + 1, x, p, q, accept_prob, u, False, fixed))
         emitted.append(fixed)
         return RoundResult(emitted, i, False, steps)
-    row = target[k]
-    emitted.append(int(rng.choice(row.size, p=row)))
+    emitted.append(_sample(rng, target[k]))
     return RoundResult(emitted, k, True, steps)

@@ -1,0 +1,87 @@
+"""Bad input raises ValueError naming the parameter, the value and the valid range — never a
+wrong number, a NaN or a hang."""
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import specdec_lab as sd
+
+P = np.array([[0.2, 0.8], [0.5, 0.5]])
+Q = np.array([[0.4, 0.6]])
+
+CASES = [
+    # (call, parameter, shown value, range text)
+    (lambda: sd.expected_tokens(1.2, 5), "alpha", "1.2", "[0, 1]"),
+    (lambda: sd.expected_tokens(-0.1, 5), "alpha", "-0.1", "[0, 1]"),
+    (lambda: sd.expected_tokens(math.nan, 5), "alpha", "nan", "[0, 1]"),
+    (lambda: sd.expected_tokens([0.5, 1.5], 5), "alpha", "1.5", "[0, 1]"),
+    (lambda: sd.expected_tokens("0.5", 5), "alpha", "0.5", "[0, 1]"),
+    (lambda: sd.expected_tokens(True, 5), "alpha", "True", "[0, 1]"),
+    (lambda: sd.expected_tokens(0.8, -3), "k", "-3", "≥ 0"),
+    (lambda: sd.expected_tokens(0.8, 2.5), "k", "2.5", "整數"),
+    (lambda: sd.expected_tokens(0.8, math.inf), "k", "inf", "整數"),
+    (lambda: sd.speedup(0.8, 5, -0.1), "draft_cost", "-0.1", "[0, ∞)"),
+    (lambda: sd.speedup(0.8, 5, math.nan), "draft_cost", "nan", "[0, ∞)"),
+    (lambda: sd.best_k(0.8, 0.05, k_max=0), "k_max", "0", "[1, 10000]"),
+    (lambda: sd.best_k(0.8, -1), "draft_cost", "-1", "[0, ∞)"),
+    (lambda: sd.knee_k(0.8, 0.05, fraction=1.5), "fraction", "1.5", "[0, 1]"),
+    (lambda: sd.knee_k(0.8, 0.05, fraction=0), "fraction", "0", "(0, 1]"),
+    (lambda: sd.expected_tokens_positional([0.9, 1.1]), "alphas", "1.1", "[0, 1]"),
+    (lambda: sd.expected_tokens_positional(0.9), "alphas", "0.9", "一維"),
+    (lambda: sd.simulate_rounds(0.8, 5, rounds=0), "rounds", "0", "[1, 50000000]"),
+    (lambda: sd.simulate_rounds(0.8, 5, rounds=2.5), "rounds", "2.5", "整數"),
+    (lambda: sd.simulate_rounds(0.8, 5, rounds=10**12), "rounds", "1000000000000", "[1, 50000000]"),
+    (lambda: sd.simulate_rounds(0.8, -3), "k", "-3", "[0, 100000]"),
+    (lambda: sd.simulate_rounds(1.2, 5), "alpha", "1.2", "[0, 1]"),
+    (lambda: sd.simulate_rounds([0.5, 0.6], 5), "alpha", "陣列", "單一數值"),
+    (lambda: sd.simulate_rounds(0.8, 5, seed="abc"), "seed", "'abc'", "Generator"),
+    (lambda: sd.simulate_rounds(0.8, 5, seed=-1), "seed", "-1", "非負整數"),
+    (lambda: sd.monte_carlo_check(0.8, 5, rounds=-5), "rounds", "-5", "[1, 50000000]"),
+    (lambda: sd.serving_curves([0, 4], 0.8, 5, 0.05), "concurrency", "0", "(0, ∞)"),
+    (lambda: sd.serving_curves([4], 0.8, 5, 0.05, t_flop=-0.01), "t_flop", "-0.01", "[0, ∞)"),
+    (lambda: sd.serving_curves([4], 0.8, -1, 0.05), "k", "-1", "≥ 0"),
+    (lambda: sd.crossover_concurrency(1.2, 5, 0.05), "alpha", "1.2", "[0, 1]"),
+    (lambda: sd.crossover_concurrency(0.8, 5, 0.05, t_flop=math.nan), "t_flop", "nan", "[0, ∞)"),
+    (lambda: sd.verify_greedy([0], [[0.5, 0.6], [0.5, 0.5]]), "target_probs", "1.1", "總和必須是 1"),
+    (lambda: sd.verify_greedy([0], [[-0.5, 1.5], [0.5, 0.5]]), "target_probs", "-0.5", "[0, 1]"),
+    (lambda: sd.verify_greedy([0, 1], P), "target_probs", "2 列", "3 列"),
+    (lambda: sd.verify_greedy([5], P), "draft_tokens", "5", "[0, 1]"),
+    (lambda: sd.verify_greedy([0], [0.5, 0.5]), "target_probs", "(2,)", "二維"),
+    (lambda: sd.verify_sampling([0], [[0.3, 0.3, 0.4]], P), "draft_probs", "3", "詞表大小"),
+    (lambda: sd.verify_sampling([0], [[0.4, 0.6], [0.5, 0.5]], P), "draft_probs", "2 列", "1 列"),
+    (lambda: sd.verify_sampling([0], [[0.0, 1.0]], P), "draft_probs", "0", "機率是 0"),
+    (lambda: sd.verify_sampling([0], [[math.nan, 1.0]], P), "draft_probs", "nan", "[0, 1]"),
+    (lambda: sd.verify_sampling([0], Q, P, seed=1.5), "seed", "1.5", "Generator"),
+]
+
+
+@pytest.mark.parametrize("call, name, value, valid", CASES)
+def test_message_names_parameter_value_and_range(call, name, value, valid):
+    with pytest.raises(ValueError) as info:
+        call()
+    message = str(info.value)
+    assert name in message and value in message and valid in message, message
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 40))
+def test_expected_tokens_either_answers_finitely_or_refuses(alpha, k):
+    try:
+        value = sd.expected_tokens(alpha, k)
+    except ValueError:
+        assert not (0 <= alpha <= 1) or k < 0
+    else:
+        assert 0 <= alpha <= 1 and k >= 0 and math.isfinite(value) and 1 <= value <= k + 1
+
+
+@given(st.floats(0, 1), st.integers(0, 40), st.floats(0, 1e6))
+def test_speedup_and_crossover_are_never_nan(alpha, k, c):
+    assert math.isfinite(sd.speedup(alpha, k, c))
+    assert not math.isnan(sd.crossover_concurrency(alpha, k, c))
+
+
+def test_integral_floats_are_accepted_as_integers():
+    assert sd.expected_tokens(0.5, 3.0) == sd.expected_tokens(0.5, 3)
+    assert sd.simulate_rounds(0.5, np.int64(3), rounds=np.int32(10), seed=0).size == 10
