@@ -34,7 +34,7 @@ CASES = [
     (lambda: sd.simulate_rounds(0.8, 5, rounds=0), "rounds", "0", "[1, 50000000]"),
     (lambda: sd.simulate_rounds(0.8, 5, rounds=2.5), "rounds", "2.5", "整數"),
     (lambda: sd.simulate_rounds(0.8, 5, rounds=10**12), "rounds", "1000000000000", "[1, 50000000]"),
-    (lambda: sd.simulate_rounds(0.8, -3), "k", "-3", "[0, 100000]"),
+    (lambda: sd.simulate_rounds(0.8, -3), "k", "-3", "[0, 1000000]"),
     (lambda: sd.simulate_rounds(1.2, 5), "alpha", "1.2", "[0, 1]"),
     (lambda: sd.simulate_rounds([0.5, 0.6], 5), "alpha", "陣列", "單一數值"),
     (lambda: sd.simulate_rounds(0.8, 5, seed="abc"), "seed", "'abc'", "Generator"),
