@@ -1,0 +1,116 @@
+"""MkDocs hooks of the course site (configured under `hooks:` in mkdocs.yml).
+
+- on_config: resolve the jieba user dictionary (site/search/userdict.txt) against mkdocs.yml.
+- on_files: serve site/assets/* (widget JS/CSS) at assets/course/* without copying them into lessons/.
+- on_page_markdown: find and validate the `/// quiz` blocks (quiz_format.py); a broken quiz stops
+  the build with `lessons/xyz.md:LINE: 訊息`.
+- on_page_content: put the rendered quizzes in place, give the toy its no-JS example round
+  (toy_fallback.py), turn arithmatex's TeX into MathML (tex_mathml.py).
+"""
+from __future__ import annotations
+
+import os
+
+import markdown as python_markdown
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+from mkdocs.structure.files import File
+
+from quiz_format import QuizError, find_quizzes, render_quiz
+from tex_mathml import MathError, tex_to_mathml_html
+from toy_fallback import fill_toys
+
+ASSETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets")
+ASSETS_URI = "assets/course"
+SLOT = '<div class="sd-quiz-slot" data-slot="{}"></div>'
+
+_rendered_quizzes: dict[str, list[str]] = {}
+
+
+@event_priority(100)   # before the search plugin reads its options
+def on_config(config):
+    """Resolve the search plugin's jieba user dictionary against mkdocs.yml's folder, so the build
+    works from any working directory (the plugin itself resolves it against the current one)."""
+    search = config.plugins.get("material/search") or config.plugins.get("search")
+    user_dict = search and search.config.get("jieba_dict_user")
+    if user_dict and not os.path.isabs(user_dict):
+        root = os.path.dirname(os.path.abspath(config.config_file_path))
+        search.config.jieba_dict_user = os.path.join(root, user_dict)
+    return config
+
+
+def on_files(files, config):
+    for name in sorted(os.listdir(ASSETS_DIR)):
+        path = os.path.join(ASSETS_DIR, name)
+        if os.path.isfile(path) and not name.startswith("."):
+            files.append(File.generated(config, f"{ASSETS_URI}/{name}", abs_src_path=path))
+    return files
+
+
+def on_page_markdown(markdown, page, config, files):
+    path = _display_path(page, config)
+    try:
+        found = find_quizzes(markdown, path=path, first_line=_first_line(page, markdown))
+    except QuizError as error:
+        raise PluginError(str(error)) from None
+    if not found:
+        _rendered_quizzes.pop(page.file.src_uri, None)
+        return markdown
+    md = python_markdown.Markdown(extensions=config.markdown_extensions,
+                                  extension_configs=config.mdx_configs)
+
+    def to_html(text: str) -> str:
+        md.reset()
+        return md.convert(text)
+
+    lines = markdown.split("\n")
+    rendered = []
+    for number, (quiz, start, end) in reversed(list(enumerate(found, start=1))):
+        lines[start:end + 1] = ["", SLOT.format(number - 1), ""]
+        rendered.append(render_quiz(quiz, number, to_html))
+    _rendered_quizzes[page.file.src_uri] = rendered[::-1]
+    return "\n".join(lines)
+
+
+def on_page_content(html, page, config, files):
+    for index, quiz_html in enumerate(_rendered_quizzes.pop(page.file.src_uri, [])):
+        slot = SLOT.format(index)
+        if slot not in html:
+            raise PluginError(f"{_display_path(page, config)}: 第 {index + 1} 個 quiz 的位置在轉換後不見了"
+                              "（quiz 區塊不能放在清單、表格或其他區塊裡面）")
+        html = html.replace(slot, quiz_html)
+    html = fill_toys(html)
+    try:
+        return tex_to_mathml_html(html)
+    except MathError as error:
+        raise PluginError(f"{_display_path(page, config)}:{_math_line(page, str(error))}: {error}") \
+            from None
+
+
+def _display_path(page, config) -> str:
+    """lessons/xyz.md relative to the folder of mkdocs.yml (the repository root)."""
+    root = os.path.dirname(os.path.abspath(config.config_file_path))
+    abs_src = page.file.abs_src_path
+    return os.path.relpath(abs_src, root) if abs_src else page.file.src_uri
+
+
+def _first_line(page, markdown: str) -> int:
+    """File line number of the Markdown's first line (MkDocs has stripped the front matter)."""
+    source = page.file.content_string if page.file.abs_src_path else markdown
+    source = source.replace("\r\n", "\n")
+    if markdown and source.endswith(markdown):
+        return source[: len(source) - len(markdown)].count("\n") + 1
+    return 1
+
+
+def _math_line(page, message: str) -> int:
+    """Best guess of the line holding the formula quoted in a MathError (1 if not found)."""
+    try:
+        tex = message.split("`")[1]
+        source = page.file.content_string
+    except (IndexError, OSError):
+        return 1
+    for number, line in enumerate(source.split("\n"), start=1):
+        if tex[:40] in line:
+            return number
+    return 1

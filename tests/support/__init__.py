@@ -1,0 +1,1 @@
+"""Helpers shared by the build and browser test layers (static server, Chromium, site builds)."""

@@ -1,0 +1,83 @@
+"""A static file server on 127.0.0.1 and Debian's Chromium through Playwright, for browser tests.
+
+    with serve_directory(path) as base_url:            # http://127.0.0.1:<free port>/
+        with chromium() as browser:
+            page, outside = open_page(browser, base_url, width=1440)
+            ...
+            assert outside == []                        # no request left 127.0.0.1
+
+Never `playwright install`: the browser is Debian's /usr/bin/chromium with the team's flags.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import shutil
+import threading
+from urllib.parse import urlsplit
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+LOCAL_HOSTS = {"127.0.0.1"}
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
+                      ".json": "application/json", ".svg": "image/svg+xml", ".woff2": "font/woff2"}
+
+    def log_message(self, *args):   # keep pytest output clean
+        pass
+
+
+@contextlib.contextmanager
+def serve_directory(path):
+    """Serve `path` on 127.0.0.1 on a free port; yields the base URL (ending in '/')."""
+    handler = functools.partial(_QuietHandler, directory=str(path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@contextlib.contextmanager
+def chromium():
+    """Headless Debian Chromium (Playwright's Python package drives it)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_page(browser, url=None, width=1440, height=900, reduced_motion="no-preference", **context_args):
+    """A new page in its own context. Every request to a host other than 127.0.0.1 is blocked and
+    recorded in the returned list (tests assert it stays empty). Navigates to `url` if given."""
+    context = browser.new_context(viewport={"width": width, "height": height},
+                                  reduced_motion=reduced_motion, **context_args)
+    outside: list[str] = []
+
+    def guard(route):
+        host = urlsplit(route.request.url).hostname
+        if route.request.url.startswith(("data:", "blob:")) or host in LOCAL_HOSTS:
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", guard)
+    page = context.new_page()
+    if url:
+        page.goto(url)
+    return page, outside
