@@ -349,25 +349,43 @@ def _log_line(line: str, number: int) -> SpecDecodeStats:
     low = max(low, math.ceil(accepted / (length + 0.005 - 1) - 1e-9))
     fits = []
     for d in range(low, high + 1):
-        counts = [round(r * d) for r in rates]
-        if (
-            sum(counts) == accepted
-            and all(abs(c / d - r) <= 0.0005 + 1e-12 for c, r in zip(counts, rates))
-            and all(b <= a for a, b in zip(counts, counts[1:]))
-            and counts[0] <= d
-            and round(1 + accepted / d, 2) == round(length, 2)
-        ):
+        counts = _counts_for(rates, d, accepted)
+        if counts is not None and round(1 + accepted / d, 2) == round(length, 2):
             fits.append((d, counts))
     if not fits:
         raise ValueError(
             f"第 {number} 行 SpecDecoding metrics log 的數字彼此矛盾（找不到一個驗證輪數能同時符合 "
             f"Mean acceptance length {length}、Accepted {accepted}、各位置比率 {rates}）：是不是改過或截斷了？"
         )
-    d, counts = fits[len(fits) // 2]
+    # Every round drafts at most k tokens, so D ≥ drafted ÷ k, with equality when every round
+    # drafted all k (draft models, EAGLE, MTP). Prefer that D when the printed numbers allow it;
+    # otherwise take the middle of the range that fits.
+    full = [fit for fit in fits if fit[0] * k == drafted]
+    d, counts = full[0] if full else fits[len(fits) // 2]
     uncertainty = max(d - fits[0][0], fits[-1][0] - d)
     stats = SpecDecodeStats(d, drafted, accepted, tuple(counts), "log", uncertainty)
     _check_consistent(stats, "請確認貼上的是完整的一行 log")
     return stats
+
+
+def _counts_for(rates: list[float], d: int, accepted: int) -> list[int] | None:
+    """Per-position counts for d rounds that print as ``rates`` (3 decimals), sum to
+    ``accepted`` and do not grow with position; None if there are none."""
+    lo = [max(0, math.ceil((r - 0.0005) * d - 1e-9)) for r in rates]
+    hi = [min(d, math.floor((r + 0.0005) * d + 1e-9)) for r in rates]
+    if any(a > b for a, b in zip(lo, hi)) or not sum(lo) <= accepted <= sum(hi):
+        return None
+    counts = [min(max(round(r * d), a), b) for r, a, b in zip(rates, lo, hi)]
+    gap = accepted - sum(counts)
+    order = range(len(counts)) if gap > 0 else reversed(range(len(counts)))
+    for i in order:
+        room = (hi[i] - counts[i]) if gap > 0 else (counts[i] - lo[i])
+        step = min(abs(gap), room)
+        counts[i] += step if gap > 0 else -step
+        gap += -step if gap > 0 else step
+    if any(b > a for a, b in zip(counts, counts[1:])):
+        return None
+    return counts
 
 
 # ---------------------------------------------------------------------------------------------
