@@ -1,0 +1,33 @@
+"""Build the lessons (MkDocs part of the site) into a folder, the way `mkdocs build` does it.
+
+    result = build_lessons(tmp_path / "site")      # subprocess; result.returncode, result.output
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MKDOCS = [sys.executable, "-m", "mkdocs"]
+
+
+@dataclass
+class BuildResult:
+    returncode: int
+    output: str          # stdout + stderr
+
+    @property
+    def warnings(self) -> list[str]:
+        return [line for line in self.output.splitlines() if "WARNING" in line or "ERROR" in line]
+
+
+def build_lessons(site_dir, config_file=ROOT / "mkdocs.yml", strict=True, cwd=ROOT) -> BuildResult:
+    command = MKDOCS + ["build", "--clean", "-f", str(config_file), "-d", str(site_dir)]
+    if strict:
+        command.append("--strict")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return BuildResult(done.returncode, done.stdout + done.stderr)

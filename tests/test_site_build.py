@@ -1,0 +1,221 @@
+"""Build layer: the lessons build with `mkdocs build --strict` and zero warnings; quizzes, formulas and
+the toy are rendered at build time; nothing is loaded from outside; Chinese search finds the course's
+terms on the right pages; a broken quiz or formula stops the build with file:line."""
+import json
+import re
+import textwrap
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from support.site import ROOT, build_lessons
+
+pytestmark = pytest.mark.build
+
+ANSWERS = ["C", "B", "D", "B", "A"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    site = tmp_path_factory.mktemp("lessons") / "site"
+    result = build_lessons(site)
+    assert result.returncode == 0, result.output
+    return site, result
+
+
+def page(site: Path, name: str) -> str:
+    return (site / name).read_text(encoding="utf-8")
+
+
+def test_strict_build_has_zero_warnings(built):
+    _, result = built
+    assert result.warnings == []
+
+
+def test_formulas_are_mathml_with_no_math_javascript(built):
+    site, _ = built
+    html = page(site, "index.html")
+    assert html.count("<math") >= 5
+    assert 'class="arithmatex"' not in html and "\\(" not in html
+    assert not re.search(r"katex|mathjax", html, re.I)
+
+
+def test_the_five_quiz_questions_are_rendered_in_order(built):
+    site, _ = built
+    html = page(site, "index.html")
+    answers = re.findall(r'<section class="sd-quiz" id="sd-quiz-\d+" data-answer="([A-Z])"', html)
+    assert answers == ANSWERS
+    assert "/// quiz" not in html and "sd-quiz-slot" not in html
+    assert html.count('<details class="sd-quiz__why">') == 5 * 4
+
+
+def test_the_toy_has_a_static_round_without_javascript(built):
+    site, _ = built
+    html = page(site, "index.html")
+    toy = re.search(r'<div class="sd-toy"[^>]*>(.*?)</div>\s*</div>', html, re.S)
+    assert toy, "no toy on lesson 1"
+    assert 'data-k="5"' in toy.group(0) and "sd-toy__static" in toy.group(1)
+    assert "✓ 接受" in toy.group(1)
+
+
+class _Resources(HTMLParser):
+    """URLs a page loads by itself (scripts, styles, images, frames, fonts via <link>)."""
+
+    LOADS = {"script": "src", "img": "src", "iframe": "src", "source": "src", "audio": "src",
+             "video": "src", "embed": "src", "object": "data"}
+
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "link" and attrs.get("rel") not in ("canonical", "alternate", "next", "prev"):
+            self.urls.append(attrs.get("href"))
+        elif tag in self.LOADS and attrs.get(self.LOADS[tag]):
+            self.urls.append(attrs[self.LOADS[tag]])
+
+
+def test_pages_load_nothing_from_outside_the_site(built):
+    site, _ = built
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) >= 2
+    for path in pages:
+        parser = _Resources()
+        parser.feed(path.read_text(encoding="utf-8"))
+        outside = [u for u in parser.urls if u and urlsplit(u).netloc]
+        assert outside == [], f"{path.relative_to(site)} loads {outside}"
+    for css in site.rglob("*.css"):
+        text = css.read_text(encoding="utf-8")
+        assert not re.search(r"url\(\s*['\"]?(https?:)?//", text), css
+        assert "@import" not in text or not re.search(r"@import\s+url\(\s*['\"]?https?:", text), css
+    assert "fonts.googleapis" not in "".join(p.read_text(encoding="utf-8") for p in pages)
+
+
+def test_widget_assets_are_served_from_the_site(built):
+    site, _ = built
+    html = page(site, "index.html")
+    for asset in ("course.css", "toy.css", "quiz.css", "toy.js", "quiz.js"):
+        assert f"assets/course/{asset}" in html
+        assert (site / "assets" / "course" / asset).is_file()
+
+
+# --------------------------------------------------------------------------- Chinese search
+
+def search_hits(site: Path, term: str) -> list[str]:
+    """Locations of the index entries in which `term` is one whole token, tokenised with the
+    separator the browser uses (jieba has put \\u200b between words at build time)."""
+    index = json.loads(page(site, "search/search_index.json"))
+    separator = re.compile(index["config"]["separator"])
+    return [doc["location"] for doc in index["docs"]
+            if term in separator.split(re.sub(r"<[^>]+>", " ", doc["title"] + " " + doc["text"]))]
+
+
+@pytest.mark.parametrize("term, pages", [
+    ("接受率", ["", "knowledge-card/"]),
+    ("草稿模型", [""]),
+    ("投機解碼", ["", "knowledge-card/"]),
+])
+def test_search_index_keeps_course_terms_whole_on_the_right_pages(built, term, pages):
+    site, _ = built
+    hits = search_hits(site, term)
+    found_pages = {location.split("#")[0] for location in hits}
+    for expected in pages:
+        assert expected in found_pages, f"{term!r} not found on page {expected!r}: {sorted(found_pages)}"
+
+
+def test_search_user_dictionary_is_what_keeps_the_terms_whole():
+    """Without the user dictionary, jieba cuts 接受率 and 投機解碼 apart: the dictionary matters."""
+    import jieba
+
+    tokenizer = jieba.Tokenizer()
+    assert "接受率" not in tokenizer.lcut("草稿的接受率越高越好") or \
+        "投機解碼" not in tokenizer.lcut("投機解碼的原理")
+    tokenizer.load_userdict(str(ROOT / "site" / "search" / "userdict.txt"))
+    assert "接受率" in tokenizer.lcut("草稿的接受率越高越好")
+    assert "投機解碼" in tokenizer.lcut("投機解碼的原理")
+    assert "草稿模型" in tokenizer.lcut("換一個草稿模型")
+
+
+# --------------------------------------------------------------------------- broken input stops the build
+
+@pytest.fixture
+def project(tmp_path):
+    """A throw-away project that inherits the real mkdocs.yml and hooks, with its own lessons/."""
+    (tmp_path / "mkdocs.yml").write_text(f"INHERIT: {ROOT / 'mkdocs.yml'}\n", encoding="utf-8")
+    (tmp_path / "site").symlink_to(ROOT / "site")
+    (tmp_path / "lessons").mkdir()
+
+    def build(markdown: str):
+        (tmp_path / "lessons" / "index.md").write_text(textwrap.dedent(markdown), encoding="utf-8")
+        return build_lessons(tmp_path / "out", config_file=tmp_path / "mkdocs.yml", cwd=tmp_path)
+    return build
+
+
+def test_a_valid_quiz_in_a_fresh_project_builds(project):
+    result = project("""\
+        # 頁
+
+        /// quiz | Q1
+        題目 $\\alpha$
+
+        - [x] A. a
+            解釋 A
+        - [ ] B. b
+            解釋 B
+        ///
+        """)
+    assert result.returncode == 0, result.output
+    assert result.warnings == []
+
+
+def test_a_broken_quiz_fails_the_build_with_file_and_line(project):
+    result = project("""\
+        ---
+        title: 壞掉的測驗
+        ---
+        # 頁
+
+        /// quiz | Q1
+        題目
+
+        - [x] A. a
+            解釋 A
+        - [ ] B. b
+        ///
+        """)
+    assert result.returncode != 0
+    assert "lessons/index.md:11: 選項 B 沒有解釋" in result.output
+
+
+def test_two_right_answers_fail_the_build(project):
+    result = project("""\
+        # 頁
+
+        /// quiz | Q1
+        題目
+
+        - [x] A. a
+            解釋 A
+        - [x] B. b
+            解釋 B
+        ///
+        """)
+    assert result.returncode != 0
+    assert "lessons/index.md:8: quiz 只能有一個正確答案" in result.output
+
+
+def test_a_bad_formula_fails_the_build_with_file_and_line(project):
+    result = project("""\
+        # 頁
+
+        一條式子：
+
+        $$
+        \\frac{1}{\\notacommand{x}}
+        $$
+        """)
+    assert result.returncode != 0
+    assert "lessons/index.md:6: 無法轉換公式" in result.output
