@@ -1,0 +1,80 @@
+"""Execute the course notebooks in CPython and store their outputs, so the 實驗場 opens with its
+figures already drawn. Run after changing a notebook or anything in src/specdec_lab:
+
+    .venv/bin/python notebooks/execute.py             # every notebook in notebooks/
+    .venv/bin/python notebooks/execute.py lesson1.ipynb
+
+tests/test_notebook.py executes them again and fails when the stored outputs are stale.
+
+The stored notebook keeps what a browser can show before any kernel runs: text, tables and
+figures. A slider panel (``specdec_lab.plotting.LiveFigure``) is displayed with two
+representations, the live widget and a PNG of its first figure; the widget view is dropped here,
+because without a kernel it would show only "Loading widget...". Run the cell and the sliders
+come back.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+HERE = Path(__file__).resolve().parent
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+SHOWABLE = ("image/png", "image/svg+xml", "text/html", "text/markdown", "text/latex")
+CPYTHON_KERNEL = "python3"  # the notebooks name Pyodide's kernel ("python"); CI runs ipykernel
+TIMEOUT = 600
+
+
+def execute(path: Path) -> nbformat.NotebookNode:
+    """The notebook at ``path`` executed top to bottom, with outputs as they would be stored."""
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        kernel_name=CPYTHON_KERNEL,
+        timeout=TIMEOUT,
+        record_timing=False,
+        store_widget_state=True,  # nbclient needs it for Output widgets; dropped below
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    return strip_widget_views(nb)
+
+
+def strip_widget_views(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop widget views from stored outputs, keeping a static representation where there is one."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for output in cell.outputs:
+            data = output.get("data", {})
+            if WIDGET_VIEW in data:
+                del data[WIDGET_VIEW]
+                if not any(mime in data for mime in SHOWABLE):
+                    continue  # a bare widget: nothing to show without a kernel
+                data.pop("text/plain", None)  # the widget's repr, not a description of the figure
+            kept.append(output)
+        cell.outputs = kept
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/*.ipynb")
+    args = parser.parse_args(argv)
+    paths = [p if p.is_absolute() or p.exists() else HERE / p for p in args.notebooks]
+    for path in paths or sorted(HERE.glob("*.ipynb")):
+        nb = execute(path)
+        nbformat.write(nb, path)
+        figures = sum("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code"
+                      for o in c.outputs)
+        print(f"{path.name}: {len(nb.cells)} cells executed, {figures} figures stored")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
