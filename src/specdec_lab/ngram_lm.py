@@ -1,0 +1,192 @@
+"""Tiny character n-gram language models: the target and the draft of the lossless lab.
+
+``CharNgramLM(text, order)`` counts which character follows each run of ``order − 1``
+characters and mixes the orders with Witten–Bell interpolation:
+
+    p(w | h) = (c(h, w) + u(h) · p(w | h′)) / (c(h) + u(h))
+
+where c(h, w) counts w after context h, c(h) all characters after h, u(h) how many different
+characters followed h, and h′ is h without its first character; unseen contexts fall back to h′,
+and the last fallback is the unigram frequency. A character the text never contains gets
+probability 0, which the lab uses on purpose (``DilutedDraft``).
+
+``probs(ids, temperature)`` gives the exact next-character distribution — the thing a real model
+cannot give you cheaply, and what lets the lab check "lossless" against the truth. An order-n
+model only looks at the last n − 1 characters, so its output is a Markov chain on those.
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from .corpus import CORPUS
+
+__all__ = ["Vocabulary", "CharNgramLM", "DilutedDraft", "CopyingLM", "course_models", "JUNK"]
+
+JUNK = "□"
+"""A character the corpus never contains: every model gives it probability 0."""
+
+
+class Vocabulary:
+    """Characters ↔ integer ids."""
+
+    def __init__(self, chars):
+        self.chars = list(dict.fromkeys(chars))
+        self.index = {c: i for i, c in enumerate(self.chars)}
+
+    def __len__(self) -> int:
+        return len(self.chars)
+
+    def encode(self, text: str) -> list[int]:
+        if not isinstance(text, str):
+            raise ValueError(f"text 必須是字串，收到 {type(text).__name__}")
+        unknown = sorted({c for c in text if c not in self.index})
+        if unknown:
+            shown = "、".join(repr(c) for c in unknown[:8])
+            raise ValueError(f"text 含有詞表外的字 {shown}：模型只認得語料裡出現過的 {len(self)} 個字")
+        return [self.index[c] for c in text]
+
+    def decode(self, ids) -> str:
+        return "".join(self.chars[int(i)] for i in ids)
+
+
+class CharNgramLM:
+    """A character n-gram model with Witten–Bell interpolation (see the module docstring)."""
+
+    def __init__(self, text: str, order: int, vocab: Vocabulary | None = None):
+        if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or not 1 <= order <= 8:
+            raise ValueError(f"order 必須是 1 到 8 的整數（看前面 order − 1 個字），收到 {order!r}")
+        if not isinstance(text, str) or len(text) < order:
+            raise ValueError(f"text 必須是至少 {order} 個字的字串")
+        self.order = int(order)
+        self.vocab = vocab if vocab is not None else Vocabulary(sorted(set(text)) + [JUNK])
+        ids = self.vocab.encode(text)
+        size = len(self.vocab)
+        unigram = np.bincount(ids, minlength=size).astype(float)
+        self._unigram = unigram / unigram.sum()
+        tables: list[dict] = []
+        for n in range(2, self.order + 1):
+            counts: dict[tuple, Counter] = defaultdict(Counter)
+            for i in range(n - 1, len(ids)):
+                counts[tuple(ids[i - n + 1:i])][ids[i]] += 1
+            table = {}
+            for context, followers in counts.items():
+                keys = np.fromiter(followers.keys(), dtype=np.int64)
+                values = np.fromiter(followers.values(), dtype=float)
+                total, types = values.sum(), float(len(values))
+                table[context] = (keys, values / (total + types), types / (total + types))
+            tables.append(table)
+        self._tables = tables
+        self._cache: dict[tuple, np.ndarray] = {}
+
+    @property
+    def context_length(self) -> int:
+        """How many previous characters the model looks at (order − 1)."""
+        return self.order - 1
+
+    def state(self, ids) -> tuple:
+        """The part of the history the next-character distribution depends on."""
+        return tuple(ids[len(ids) - self.context_length:]) if self.context_length else ()
+
+    def probs(self, ids, temperature: float = 1.0) -> np.ndarray:
+        """The exact next-character distribution after ``ids`` (read-only array of length V).
+
+        ``temperature`` T reshapes it as p^(1/T), renormalised; T → 0 is not allowed here
+        (greedy decoding uses the argmax of T = 1 instead).
+        """
+        if not (isinstance(temperature, (int, float)) and 0.05 <= temperature <= 20):
+            raise ValueError(f"temperature 必須介於 0.05 與 20 之間，收到 {temperature!r}")
+        key = (self.state(ids), float(temperature))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        p = self._unigram.copy()
+        history = key[0]
+        for n, table in enumerate(self._tables, start=2):
+            if len(history) < n - 1:
+                break
+            entry = table.get(history[len(history) - (n - 1):])
+            if entry is None:
+                continue  # unseen context: keep the lower-order estimate
+            keys, weights, backoff = entry
+            p *= backoff
+            p[keys] += weights
+        if temperature != 1.0:
+            with np.errstate(divide="ignore"):
+                logp = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)) / temperature, -np.inf)
+            p = np.exp(logp - logp.max())
+        p /= p.sum()
+        p.setflags(write=False)
+        self._cache[key] = p
+        return p
+
+
+class DilutedDraft:
+    """A draft that is the target itself, except that with probability 1 − ``alpha`` it
+    proposes ``JUNK``, a character the target never writes.
+
+    Its proposals are accepted with probability exactly ``alpha`` at every position, whatever
+    the context (a real token is never over-proposed: q = α·p ≤ p; JUNK always is: p = 0), so
+    Eq. 1's i.i.d. assumption holds by construction.
+    """
+
+    def __init__(self, target: CharNgramLM, alpha: float):
+        if not (isinstance(alpha, (int, float)) and 0 <= alpha <= 1):
+            raise ValueError(f"alpha 必須介於 0 與 1 之間，有效範圍 [0, 1]；收到 {alpha!r}")
+        self.target, self.alpha = target, float(alpha)
+        self.vocab = target.vocab
+        self._junk = target.vocab.index[JUNK]
+
+    def probs(self, ids, temperature: float = 1.0) -> np.ndarray:
+        q = self.alpha * self.target.probs(ids, temperature)
+        q[self._junk] += 1.0 - self.alpha
+        return q
+
+
+class CopyingLM:
+    """A model that, like a large model rewriting a text it was given, tends to copy.
+
+    If the last ``match`` characters appeared earlier in the history (the prompt included), it
+    puts weight ``copy_weight`` on the character that followed their most recent earlier
+    appearance and the rest on ``base``; otherwise it is ``base``. An n-gram model cannot copy a
+    sentence it was shown, so the lab adds this to make "rewrite this text" a task the target
+    actually does. Its probabilities are still exact.
+    """
+
+    def __init__(self, base: CharNgramLM, copy_weight: float = 0.8, match: int = 3):
+        if not (isinstance(copy_weight, (int, float)) and 0 <= copy_weight <= 1):
+            raise ValueError(f"copy_weight 必須介於 0 與 1 之間，有效範圍 [0, 1]；收到 {copy_weight!r}")
+        if isinstance(match, bool) or not isinstance(match, int) or match < 1:
+            raise ValueError(f"match 必須是正整數，收到 {match!r}")
+        self.base, self.copy_weight, self.match = base, float(copy_weight), match
+        self.vocab = base.vocab
+        self.context_length = base.context_length
+
+    def copied(self, ids) -> int | None:
+        """The character the copy head points at, or None."""
+        seq, m = list(ids), self.match
+        if len(seq) <= m:
+            return None
+        tail = seq[-m:]
+        for start in range(len(seq) - m - 1, -1, -1):
+            if seq[start:start + m] == tail:
+                return seq[start + m]
+        return None
+
+    def probs(self, ids, temperature: float = 1.0) -> np.ndarray:
+        p = self.base.probs(ids, temperature)
+        x = self.copied(ids)
+        if x is None:
+            return p
+        p = (1.0 - self.copy_weight) * p
+        p[x] += self.copy_weight
+        return p
+
+
+def course_models(target_order: int = 4, draft_order: int = 2) -> tuple[CharNgramLM, CharNgramLM]:
+    """The lab's pair, trained on the course corpus: a target that reads 3 characters back and a
+    weaker draft that reads 1, over the same vocabulary."""
+    target = CharNgramLM(CORPUS, target_order)
+    draft = CharNgramLM(CORPUS, draft_order, vocab=target.vocab)
+    return target, draft
