@@ -1,0 +1,277 @@
+"""The plotting module: the shipped Chinese font registers and is the one used, every figure has
+Chinese labels whose every glyph the fonts cover, tables and slider panels behave."""
+import ast
+import io
+import logging
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from matplotlib import font_manager
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.ft2font import FT2Font
+from matplotlib.text import Text
+
+from specdec_lab import monte_carlo_check, verify_greedy, verify_sampling
+from specdec_lab import plotting
+
+ROOT = Path(__file__).resolve().parents[1]
+FONT_CHARS = set(FT2Font(str(plotting.FONT_PATH)).get_charmap())
+DEJAVU_CHARS = set(FT2Font(font_manager.findfont("DejaVu Sans", fallback_to_default=False)).get_charmap())
+
+
+def is_cjk(ch: str) -> bool:
+    return "\u3000" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef"
+
+
+# every kind of figure the notebook shows, with the edge cases of each
+CASES = {
+    "histogram": lambda: plotting.tokens_histogram(monte_carlo_check(0.8, 5, rounds=2000, seed=1)),
+    "histogram_k16": lambda: plotting.tokens_histogram(monte_carlo_check(0.95, 16, rounds=2000, seed=1)),
+    "histogram_alpha0": lambda: plotting.tokens_histogram(monte_carlo_check(0.0, 3, rounds=100, seed=1)),
+    "speedup": lambda: plotting.speedup_figure(0.8, 0.05),
+    "speedup_best_is_1": lambda: plotting.speedup_figure(0.6, 0.3),
+    "speedup_best_is_kmax": lambda: plotting.speedup_figure(1.0, 0.0),
+    "serving": lambda: plotting.serving_figure(),
+    "serving_never_helps": lambda: plotting.serving_figure(alpha=0.1, k=5, draft_cost=0.3),
+    "serving_never_hurts": lambda: plotting.serving_figure(t_flop=0.0),
+}
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    """Each figure rendered to PNG, with the warnings rendering raised."""
+    out = {}
+    for name, make in CASES.items():
+        fig = make()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            png = plotting.figure_png(fig)
+        out[name] = (fig, png, [str(w.message) for w in caught])
+    return out
+
+
+def texts(fig: Figure) -> list[str]:
+    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+
+
+# the font ----------------------------------------------------------------------------------------
+
+def test_font_is_shipped_small_and_licensed():
+    assert plotting.FONT_PATH.is_file()
+    assert plotting.FONT_PATH.stat().st_size < 1.5e6
+    license_text = (plotting.FONT_PATH.parent / "OFL.txt").read_text(encoding="utf-8")
+    assert "SIL OPEN FONT LICENSE Version 1.1" in license_text and "Adobe" in license_text
+
+
+def test_font_covers_common_traditional_chinese():
+    # Big5 level 1 (5,401 frequent hanzi) plus the punctuation of Chinese text
+    level1 = {ord(bytes([0xA4, 0x40]).decode("big5")), ord("龜"), ord("體"), ord("臺"), ord("灣")}
+    punctuation = {ord(c) for c in "，。、：；！？「」（）《》…—"}
+    assert level1 | punctuation <= FONT_CHARS
+    assert len([c for c in FONT_CHARS if 0x4E00 <= c <= 0x9FFF]) >= 5401
+
+
+def test_shipped_font_is_the_one_matplotlib_uses():
+    assert plotting.FONT_FAMILY in {f.name for f in font_manager.fontManager.ttflist}
+    for family in (plotting.FONT_FAMILY, "sans-serif"):
+        found = font_manager.findfont(FontProperties(family=[family]), fallback_to_default=False)
+        assert Path(found) == plotting.FONT_PATH
+
+
+def test_registering_twice_adds_the_font_once():
+    plotting.register_font()
+    names = [f.name for f in font_manager.fontManager.ttflist]
+    assert names.count(plotting.FONT_FAMILY) == 1
+
+
+def test_every_string_in_the_plotting_module_has_glyphs():
+    """Strings the plots may draw (docstrings aside) use only characters the fonts have: a label
+    added without regenerating the subset fails here (make_subset.py also scans src/)."""
+    tree = ast.parse(Path(plotting.__file__).read_text(encoding="utf-8"))
+    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    chars = {ch for node in ast.walk(tree)
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)
+             and id(node) not in docstrings for ch in node.value if not ch.isspace()}
+    missing = sorted(ch for ch in chars if ord(ch) not in FONT_CHARS | DEJAVU_CHARS)
+    assert missing == []
+
+
+# the figures -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", CASES)
+def test_figure_has_chinese_labels_and_no_missing_glyphs(drawn, name):
+    fig, png, caught = drawn[name]
+    assert isinstance(fig, Figure)
+    labels = texts(fig)
+    assert any(is_cjk(ch) for text in labels for ch in text), labels
+    assert not [m for m in caught if "missing from" in m], caught
+    uncovered = {ch for text in labels for ch in text
+                 if not ch.isspace() and ord(ch) not in FONT_CHARS | DEJAVU_CHARS}
+    assert uncovered == set()
+    assert png.startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_figure_fits_a_side_panel(drawn, name):
+    from PIL import Image
+
+    width, height = Image.open(io.BytesIO(drawn[name][1])).size
+    assert 400 <= width <= 720 and 250 <= height <= 480, (width, height)
+
+
+def test_missing_glyphs_are_detected():
+    """The check above can fail: a character outside the subset warns."""
+    absent = next(chr(c) for c in range(0x4E00, 0xA000) if c not in FONT_CHARS)
+    fig = Figure()
+    fig.add_subplot().set_title(f"罕見字 {absent}")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        plotting.figure_png(fig)
+    assert any("missing from" in str(w.message) for w in caught)
+
+
+def test_histogram_marks_the_one_token_bar_and_overlays_the_closed_form(drawn):
+    fig = drawn["histogram"][0]
+    ax = fig.axes[0]
+    bars = ax.patches[:6]
+    assert bars[0].get_facecolor() != bars[1].get_facecolor()
+    assert bars[0].get_hatch() and not bars[1].get_hatch()
+    check = monte_carlo_check(0.8, 5, rounds=2000, seed=1)
+    assert [b.get_height() for b in bars] == pytest.approx(check.frequencies)
+    (closed,) = [line for line in ax.get_lines() if line.get_marker() == "D"]
+    assert closed.get_ydata() == pytest.approx(check.probabilities)
+
+
+def test_speedup_figure_marks_best_and_knee(drawn):
+    labels = " ".join(texts(drawn["speedup"][0]))
+    assert "最佳 K = 8" in labels and "開始變平 K = 5" in labels and "K 再加反而變慢" in labels
+
+
+def test_serving_figure_marks_the_crossover(drawn):
+    assert "28.7" in " ".join(texts(drawn["serving"][0]))
+    assert "從不划算" in " ".join(texts(drawn["serving_never_helps"][0]))
+    assert "一直划算" in " ".join(texts(drawn["serving_never_hurts"][0]))
+    left, right = drawn["serving"][0].axes
+    assert "每人" in left.get_title() and "總產能" in right.get_title()
+
+
+def test_bad_input_reaches_the_learner_as_a_clear_error():
+    with pytest.raises(ValueError, match="alpha"):
+        plotting.speedup_figure(1.5, 0.05)
+    with pytest.raises(ValueError, match="t_flop"):
+        plotting.serving_figure(t_flop=-1)
+
+
+def test_a_figure_ending_a_cell_displays_as_png():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        plotting._show_figures_in_notebooks()
+        data, _ = shell.display_formatter.format(plotting.speedup_figure(0.8, 0.05))
+    finally:
+        InteractiveShell.clear_instance()
+    assert "image/png" in data
+
+
+# the font-cache message ----------------------------------------------------------------------
+
+def test_only_the_font_cache_message_is_dropped(caplog):
+    log = logging.getLogger("matplotlib.font_manager")
+    with caplog.at_level(logging.WARNING):
+        log.warning("Matplotlib is building the font cache; this may take a moment.")
+        log.warning("some other font problem")
+    assert [r.getMessage() for r in caplog.records] == ["some other font problem"]
+
+
+CACHE_BUILD = """
+import threading
+class Now:  # Pyodide's matplotlib warns at once; CPython's after 5 s: make CPython's immediate
+    def __init__(self, delay, fn): self.fn = fn
+    def start(self): self.fn()
+    def cancel(self): pass
+threading.Timer = Now
+{imports}
+"""
+
+
+@pytest.mark.parametrize("imports, expect_message", [
+    ("from specdec_lab import plotting", False),
+    ("import matplotlib.font_manager", True),  # the control: the message is real
+])
+def test_building_the_font_cache_prints_nothing(tmp_path, imports, expect_message):
+    env = dict(os.environ, MPLCONFIGDIR=str(tmp_path))  # no cache: matplotlib builds it
+    run = subprocess.run([sys.executable, "-c", CACHE_BUILD.format(imports=imports)],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert ("building the font cache" in run.stderr) is expect_message, run.stderr
+
+
+# 2️⃣ tables -------------------------------------------------------------------------------------
+
+VOCAB = ["貓", "在", "沙發"]
+TARGET = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.1, 0.2, 0.7], [0.3, 0.3, 0.4]])
+
+
+def test_greedy_table_lists_verdicts_and_discarded_positions():
+    draft = [0, 2, 2]  # position 2 disagrees with the target's argmax (在)
+    table = plotting.round_table(verify_greedy(draft, TARGET), draft, VOCAB)
+    assert [row[-1] for row in table.rows] == ["✓ 接受", "✗ 拒絕 → 改用「在」", "丟掉（前提已錯）"]
+    assert [row[1] for row in table.rows] == ["貓", "沙發", "沙發"]
+    assert "「貓在」" in table.caption and "接受 1 個" in table.caption
+
+
+def test_greedy_table_all_accepted_mentions_the_bonus():
+    draft = [0, 1, 2]
+    table = plotting.round_table(verify_greedy(draft, TARGET), draft, VOCAB)
+    assert all(row[-1] == "✓ 接受" for row in table.rows)
+    assert "bonus" in table.caption and "「貓在沙發沙發」" in table.caption
+
+
+def test_sampling_table_shows_p_q_ratio_and_u():
+    draft_probs = np.array([[0.5, 0.25, 0.25], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]])
+    draft = [0, 1, 2]
+    result = verify_sampling(draft, draft_probs, TARGET, seed=3)
+    table = plotting.round_table(result, draft, VOCAB)
+    assert table.headers == ("位置", "草稿猜", "p", "q", "min(1, p/q)", "u", "判定")
+    first = table.rows[0]
+    assert first[2:6] == ("0.70", "0.50", "1.00", f"{result.steps[0].u:.2f}")
+    assert len(table.rows) == 3
+
+
+def test_table_text_columns_line_up_with_chinese_cells():
+    draft = [0, 2, 2]
+    table = plotting.round_table(verify_greedy(draft, TARGET), draft, VOCAB)
+    lines = str(table).splitlines()[1:]
+    starts = {plotting._display_width(line[: line.index(verdict)])
+              for line, verdict in zip(lines[1:], [row[-1] for row in table.rows])}
+    assert len(starts) == 1  # the verdict column starts at the same display column
+    assert "<table>" in table._repr_html_() and "&lt;" not in table._repr_html_()
+
+
+# slider panels ---------------------------------------------------------------------------------
+
+def test_slider_panel_carries_widget_and_static_png_and_redraws():
+    panel = plotting.explore_speedup(alpha=0.8, draft_cost=0.05)
+    bundle = panel._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    first = panel.png
+    assert first.startswith(b"\x89PNG") and "image/png" in bundle
+    alpha_slider = panel.widget.children[0]
+    assert alpha_slider.description == "接受率 α"
+    alpha_slider.value = 0.5
+    assert panel.png != first
+
+
+@pytest.mark.parametrize("make", [plotting.explore_tokens, plotting.explore_speedup,
+                                  plotting.explore_serving])
+def test_every_panel_draws_on_creation(make):
+    panel = make()
+    assert panel.png.startswith(b"\x89PNG")
+    assert all(child.description for child in panel.widget.children[:-1])
