@@ -451,6 +451,8 @@ def positional_figure(profiles: dict, draft_cost: float = 0.0) -> Figure:
             best = int(np.argmax(gain))
             right.plot([ks[best]], [gain[best]], marker="*", markersize=15, color=color,
                        markeredgecolor=BLACK, linestyle="none", zorder=5)
+        for ax in (left, right):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         left.set_ylim(0, 1.05)
         left.set_title("第 i 個位置的條件接受率")
         left.set_xlabel("草稿位置 i")
@@ -487,7 +489,7 @@ def bench_sweep_figure(sweep) -> Figure:
             ax.set_title(title)
             ax.set_xlabel("--max-concurrency")
             ax.set_ylabel(ylabel)
-        left.legend(loc="upper right")
+        left.legend(loc="lower left")
         if n_star == 0:
             verdict = "量到的範圍內，開了總產能都比較少"
         elif np.isinf(n_star):
