@@ -28,11 +28,11 @@ bench: $(STAMP)
 
 # Debian's Chromium and a CJK font for the browser layer (never `playwright install`)
 browser-deps:
-	@if command -v chromium >/dev/null && fc-list 2>/dev/null | grep -q "Noto Sans CJK"; then :; \
+	@if command -v chromium >/dev/null && fc-list 2>/dev/null | grep -q "Noto Sans CJK" && fc-list 2>/dev/null | grep -q "Noto Color Emoji"; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk; \
-	else echo "瀏覽器測試需要 Debian 的 chromium 與 fonts-noto-cjk：sudo apt-get install chromium fonts-noto-cjk" >&2; exit 1; fi
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk fonts-noto-color-emoji; \
+	else echo "瀏覽器測試需要 Debian 的 chromium、fonts-noto-cjk 與 fonts-noto-color-emoji：sudo apt-get install chromium fonts-noto-cjk fonts-noto-color-emoji" >&2; exit 1; fi
 
 clean:
 	rm -rf build .pytest_cache .hypothesis
