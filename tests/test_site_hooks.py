@@ -29,6 +29,12 @@ def test_operator_names_are_identifiers_and_spaces_are_lengths():
     assert "negativethinmathspace" not in mathml
 
 
+def test_a_prime_follows_its_base_instead_of_a_tiny_superscript():
+    mathml = tex_to_mathml(r"p'(x) = q^{\prime}", display=False)
+    assert "<msup>" not in mathml
+    assert mathml.count('<mo lspace="0" rspace="0">&#x02032;</mo>') == 2
+
+
 @pytest.mark.parametrize("tex", [r"a^", r"\left( x", r"\notacommand{x}"])
 def test_bad_tex_is_an_error_quoting_the_formula(tex):
     with pytest.raises(MathError, match=re.escape(tex)):

@@ -22,6 +22,10 @@ ARITHMATEX_RE = re.compile(
 # latex2mathml marks operator names such as \min as <mo>; MathML Core spaces and styles them
 # better as identifiers.
 OPERATOR_NAME_RE = re.compile(r"<mo>(min|max|arg|argmax|argmin|log|exp|norm|Pr|lim|sup|inf)</mo>")
+# p' comes out as a prime in a superscript, which renders as a tiny prime far above the p; the prime
+# glyph is already a raised mark, so it follows the base at normal size.
+PRIME_RE = re.compile(r"<msup>(<mi>[^<]*</mi>)(?:<mrow>)?<mi>(&#x0203[234];)</mi>(?:</mrow>)?</msup>")
+UNKNOWN_COMMAND_RE = re.compile(r"<m[ion][^>]*>(\\[A-Za-z]+)")
 # MathML Core has no named spaces; latex2mathml emits the MathML 3 keywords for \! \, \; \quad.
 NAMED_SPACES = {
     "negativethinmathspace": "-0.1667em",
@@ -39,8 +43,13 @@ def tex_to_mathml(tex: str, display: bool) -> str:
     try:
         mathml = convert(tex.strip(), display="block" if display else "inline")
     except Exception as error:  # latex2mathml raises many types for bad TeX
-        raise MathError(f"無法轉換公式 `{tex.strip()}`：{error}") from error
+        raise MathError(f"無法轉換公式 `{tex.strip()}`：{type(error).__name__} {error}".rstrip()) \
+            from error
+    unknown = UNKNOWN_COMMAND_RE.search(mathml)
+    if unknown:   # latex2mathml passes unknown commands through as text
+        raise MathError(f"無法轉換公式 `{tex.strip()}`：不認得的指令 {unknown.group(1)}")
     mathml = OPERATOR_NAME_RE.sub(r"<mi>\1</mi>", mathml)
+    mathml = PRIME_RE.sub(r'\1<mo lspace="0" rspace="0">\2</mo>', mathml)
     for name, width in NAMED_SPACES.items():
         mathml = mathml.replace(f'width="{name}"', f'width="{width}"')
     return mathml

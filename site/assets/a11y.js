@@ -1,0 +1,57 @@
+/* Accessibility touch-ups of the theme, for every page (no dependencies; mounts through document$):
+ * - the search dialog gets an accessible name (Material leaves role="dialog" unnamed);
+ * - a formula or table wider than the screen (it scrolls sideways, see course.css) becomes
+ *   keyboard-focusable, so it can be scrolled without a mouse.
+ */
+(function () {
+  "use strict";
+
+  function nameSearchDialog() {
+    const dialog = document.querySelector(".md-search[role='dialog']");
+    if (dialog && !dialog.hasAttribute("aria-label")) dialog.setAttribute("aria-label", "搜尋");
+  }
+
+  function makeScrollable(node, label) {
+    const overflows = node.scrollWidth > node.clientWidth + 1;
+    if (overflows && !node.hasAttribute("data-sd-scroll")) {
+      node.setAttribute("data-sd-scroll", "");
+      node.setAttribute("tabindex", "0");
+      node.setAttribute("role", "region");
+      node.setAttribute("aria-label", label);
+    } else if (!overflows && node.hasAttribute("data-sd-scroll")) {
+      ["data-sd-scroll", "tabindex", "role", "aria-label"].forEach((a) => node.removeAttribute(a));
+    }
+  }
+
+  function check() {
+    document.querySelectorAll(".md-typeset .sd-math")
+      .forEach((node) => makeScrollable(node, "公式（可左右捲動）"));
+    // an inline formula keeps its math role: focusable, but no region role or label
+    document.querySelectorAll(".md-typeset math[display='inline']").forEach((math) => {
+      if (math.scrollWidth > math.clientWidth + 1) math.setAttribute("tabindex", "0");
+      else math.removeAttribute("tabindex");
+    });
+    document.querySelectorAll(".md-typeset__scrollwrap, .sd-toy__scroll")
+      .forEach((node) => makeScrollable(node, "表格（可左右捲動）"));
+  }
+
+  function onPage() {
+    nameSearchDialog();
+    check();
+  }
+
+  let pending = 0;
+  window.addEventListener("resize", () => {
+    cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(check);
+  });
+
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    // after Material has wrapped the tables of the new page
+    window.document$.subscribe(() => requestAnimationFrame(onPage));
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", onPage);
+  } else {
+    onPage();
+  }
+})();
