@@ -436,16 +436,15 @@ def positional_figure(profiles: dict, draft_cost: float = 0.0) -> Figure:
     """Acceptance that changes with draft position. ``profiles`` maps a name to per-position
     conditional acceptance rates. Left: the rates; right: the tokens per round you get by
     verifying only the first k positions (``expected_tokens_positional``), divided by the round's
-    cost 1 + k·draft_cost."""
-    from .closed_form import expected_tokens_positional
+    cost 1 + k·draft_cost (``specdec_lab.positional.positional_speedups``)."""
+    from .positional import positional_speedups
 
     styles = [(BLUE, "o", "-"), (VERMILLION, "s", "--"), (GREEN, "D", "-."), (ORANGE, "^", ":")]
     with matplotlib.rc_context({**STYLE, **WIDE}):
         fig, (left, right) = _new_figure(6.6, 3.8, ncols=2)
         for (name, rates), (color, marker, line) in zip(profiles.items(), styles):
             rates = np.asarray(rates, dtype=float)
-            ks = np.arange(1, rates.size + 1)
-            gain = np.array([expected_tokens_positional(rates[:k]) for k in ks]) / (1 + ks * draft_cost)
+            ks, gain = positional_speedups(np.nan_to_num(rates, nan=0.0), draft_cost)  # nan: never reached
             left.plot(ks, rates, color=color, marker=marker, linestyle=line, label=name)
             right.plot(ks, gain, color=color, marker=marker, linestyle=line, label=name)
             best = int(np.argmax(gain))

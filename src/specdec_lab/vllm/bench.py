@@ -1,0 +1,171 @@
+"""``read_bench_results``: the JSON files ``vllm bench serve --save-result`` writes.
+
+Keys as in ``vllm/benchmarks/serve.py``: ``max_concurrency``, ``output_throughput`` (output
+tokens/s, all users), ``mean_tpot_ms`` (per-user time per output token), ``mean_ttft_ms``,
+``completed``, ``failed``, and — only when the server drafted during the run — the
+``spec_decode_*`` fields, of which ``spec_decode_acceptance_rate`` is a percent.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class BenchRun:
+    """One ``vllm bench serve --save-result`` result (the fields the course uses).
+
+    ``spec_decode_acceptance_rate`` is stored as a fraction (vLLM writes a percent).
+    """
+
+    max_concurrency: int
+    output_throughput: float  # total output tokens/s, all users together
+    mean_tpot_ms: float  # time per output token after the first, per request: the per-user speed
+    mean_ttft_ms: float
+    completed: int
+    failed: int
+    speculative: bool  # the server counted speculative rounds during this run
+    spec_decode_acceptance_rate: float | None = None
+    spec_decode_acceptance_length: float | None = None
+    spec_decode_num_drafts: int | None = None
+    spec_decode_draft_tokens: int | None = None
+    spec_decode_accepted_tokens: int | None = None
+    spec_decode_per_position_acceptance_rates: tuple[float, ...] = ()
+    label: str | None = None
+    source: str = ""
+
+    @property
+    def per_user_tokens_per_s(self) -> float:
+        """1000 ÷ mean TPOT: how fast one user sees tokens arrive."""
+        return 1000.0 / self.mean_tpot_ms
+
+
+_REQUIRED = ("max_concurrency", "output_throughput", "mean_tpot_ms", "mean_ttft_ms", "completed")
+
+
+def read_bench_results(*sources) -> list[BenchRun]:
+    """Read ``vllm bench serve --save-result`` results.
+
+    Each source is a path to a result file (one JSON object, or several appended with
+    ``--append-result``), a JSON text, or an already-loaded dict. Lists of sources are flattened.
+    """
+    flat = [s for source in sources for s in (source if isinstance(source, (list, tuple)) else [source])]
+    if not flat:
+        raise ValueError("read_bench_results 需要至少一個結果檔（路徑、JSON 文字或 dict）")
+    return [_bench_run(obj, where) for s in flat for obj, where in _json_objects(s)]
+
+
+def _json_objects(source):
+    """(object, where it came from) for each JSON object in a file, a text or a dict."""
+    if isinstance(source, dict):
+        yield source, "dict"
+        return
+    if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith("{")):
+        path = Path(source)
+        if not path.is_file():
+            raise ValueError(f"找不到結果檔 {str(source)!r}（預期 vllm bench serve --save-result 寫出的 .json）")
+        text, where = path.read_text(encoding="utf-8"), path.name
+    elif isinstance(source, str):
+        text, where = source, "JSON 文字"
+    else:
+        raise ValueError(f"結果必須是檔案路徑、JSON 文字或 dict，收到 {type(source).__name__}")
+    decoder, pos, n = json.JSONDecoder(), 0, 0
+    while True:
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+        if pos >= len(text):
+            break
+        try:
+            obj, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{where} 不是完整的 JSON（第 {e.lineno} 行第 {e.colno} 欄：{e.msg}）：檔案是否被截斷？") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{where} 的內容必須是 JSON 物件（{{…}}），收到 {type(obj).__name__}")
+        n += 1
+        yield obj, where if n == 1 else f"{where} 第 {n} 筆"
+    if n == 0:
+        raise ValueError(f"{where} 是空的")
+
+
+def _number(obj, key, where, *, integer=False, positive=False):
+    value = obj[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{where} 的 {key} 必須是有限的數字，收到 {value!r}")
+    if integer and value != int(value):
+        raise ValueError(f"{where} 的 {key} 必須是整數，收到 {value!r}")
+    if value < 0 or (positive and value == 0):
+        raise ValueError(f"{where} 的 {key} 必須{'大於 0' if positive else '≥ 0'}，收到 {value!r}")
+    return int(value) if integer else float(value)
+
+
+def _bench_run(obj: dict, where: str) -> BenchRun:
+    missing = [key for key in _REQUIRED if key not in obj]
+    if missing:
+        hint = ""
+        if "mean_tpot_ms" in missing and "completed" not in missing:
+            hint = "（TPOT／TTFT 是 --percentile-metrics 的預設項目，別把它們關掉）"
+        raise ValueError(
+            f"{where} 缺少欄位 " + "、".join(missing)
+            + f"：預期 vllm bench serve --save-result 寫出的結果檔{hint}"
+        )
+    if obj["max_concurrency"] is None:
+        raise ValueError(
+            f"{where} 的 max_concurrency 是 null：跑 vllm bench serve 時要加 --max-concurrency N，"
+            "每個併發數各跑一次，才量得到交叉點"
+        )
+    completed = _number(obj, "completed", where, integer=True)
+    if completed == 0:
+        raise ValueError(f"{where} 沒有任何請求成功（completed = 0）：這次量測不能用")
+    failed = _number(obj, "failed", where, integer=True) if "failed" in obj else 0
+    spec = _spec_fields(obj, where) if any(key.startswith("spec_decode_") for key in obj) else {}
+    return BenchRun(
+        max_concurrency=_number(obj, "max_concurrency", where, integer=True, positive=True),
+        output_throughput=_number(obj, "output_throughput", where, positive=True),
+        mean_tpot_ms=_number(obj, "mean_tpot_ms", where, positive=True),
+        mean_ttft_ms=_number(obj, "mean_ttft_ms", where),
+        completed=completed,
+        failed=failed,
+        speculative=bool(spec),
+        label=obj.get("label") if isinstance(obj.get("label"), str) else None,
+        source=where,
+        **spec,
+    )
+
+
+
+def _spec_fields(obj: dict, where: str) -> dict:
+    """The ``spec_decode_*`` fields of a run the server drafted in, the percent as a fraction;
+    fields that contradict each other are refused."""
+    for key in ("spec_decode_acceptance_rate", "spec_decode_acceptance_length"):
+        if key not in obj:
+            raise ValueError(f"{where} 有 spec_decode_* 欄位但缺少 {key}：檔案不完整")
+    percent = _number(obj, "spec_decode_acceptance_rate", where)
+    if percent > 100:
+        raise ValueError(f"{where} 的 spec_decode_acceptance_rate 是百分比，必須 ≤ 100，收到 {percent!r}")
+    length = _number(obj, "spec_decode_acceptance_length", where)
+    if length < 1:
+        raise ValueError(f"{where} 的 spec_decode_acceptance_length 必須 ≥ 1（含修正／獎勵 token），收到 {length!r}")
+    spec = {"spec_decode_acceptance_rate": percent / 100.0, "spec_decode_acceptance_length": length}
+    for key in ("spec_decode_num_drafts", "spec_decode_draft_tokens", "spec_decode_accepted_tokens"):
+        if key in obj:
+            spec[key] = _number(obj, key, where, integer=True)
+    rates = obj.get("spec_decode_per_position_acceptance_rates", [])
+    if not isinstance(rates, list) or not all(
+        isinstance(r, (int, float)) and not isinstance(r, bool) and 0 <= r <= 1 for r in rates
+    ):
+        raise ValueError(f"{where} 的 spec_decode_per_position_acceptance_rates 必須是 0 到 1 之間的數字清單")
+    spec["spec_decode_per_position_acceptance_rates"] = tuple(float(r) for r in rates)
+    drafts, drafted, accepted = (spec.get(key) for key in (
+        "spec_decode_num_drafts", "spec_decode_draft_tokens", "spec_decode_accepted_tokens"))
+    if drafted and accepted is not None and abs(accepted / drafted - spec["spec_decode_acceptance_rate"]) > 1e-6:
+        raise ValueError(
+            f"{where} 的 spec_decode_acceptance_rate（{percent}%）和 accepted ÷ draft tokens"
+            f"（{accepted}/{drafted}）對不上：這個欄位應是百分比，檔案是否被改過？"
+        )
+    if drafts and accepted is not None and abs(1 + accepted / drafts - length) > 1e-6:
+        raise ValueError(
+            f"{where} 的 spec_decode_acceptance_length（{length}）和 1 + accepted ÷ drafts 對不上：檔案是否被改過？"
+        )
+    return spec
