@@ -24,10 +24,15 @@ class BuildResult:
         return [line for line in self.output.splitlines() if "WARNING" in line or "ERROR" in line]
 
 
-def build_lessons(site_dir, config_file=ROOT / "mkdocs.yml", strict=True, cwd=ROOT) -> BuildResult:
+def build_lessons(site_dir, config_file=ROOT / "mkdocs.yml", strict=True, cwd=ROOT,
+                  site_url=None) -> BuildResult:
+    """`mkdocs build` into site_dir; site_url (e.g. the test server's URL) is where the site will be
+    served, which Material's instant navigation needs to know."""
     command = MKDOCS + ["build", "--clean", "-f", str(config_file), "-d", str(site_dir)]
     if strict:
         command.append("--strict")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    if site_url:
+        env["SPECDEC_SITE_URL"] = site_url
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     return BuildResult(done.returncode, done.stdout + done.stderr)

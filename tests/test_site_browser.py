@@ -1,0 +1,464 @@
+"""Browser layer: the built lessons, served on 127.0.0.1, in headless Debian Chromium.
+
+Zero requests leave 127.0.0.1; the toy answers clicks and keys; each of the five quiz questions gives
+the right feedback for right and wrong choices by mouse and by keyboard, announced through aria-live;
+axe-core reports no serious or critical violations (in the lesson; the lab panel is the lab
+layer's); a 390-px phone works; Chinese search finds the
+course's terms; instant navigation keeps the widgets working. Screenshots for people to look at go to
+build/test-output/screenshots/.
+"""
+import re
+from pathlib import Path
+
+import pytest
+
+from specdec_lab import expected_tokens
+from support.axe import run_axe
+from support.server import chromium, open_page, serve_directory
+from support.site import ROOT, build_lessons
+
+pytestmark = pytest.mark.browser
+
+SHOTS = ROOT / "build" / "test-output" / "screenshots"
+ANSWERS = ["C", "B", "D", "B", "A"]
+LABELS = ["A", "B", "C", "D"]
+K = 5
+
+# a seeded Math.random (mulberry32), so the toy's rounds are reproducible in tests
+SEEDED_RANDOM = """
+(() => { let s = %d >>> 0;
+  Math.random = () => { s = (s + 0x6D2B79F5) >>> 0; let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296; }; })();
+"""
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    site = tmp_path_factory.mktemp("browser") / "site"
+    site.mkdir()
+    with serve_directory(site) as url:
+        # built for the server's own URL, as a deployment would be (instant navigation needs it)
+        result = build_lessons(site, site_url=url)
+        assert result.returncode == 0, result.output
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as instance:
+        yield instance
+
+
+@pytest.fixture
+def open_lesson(browser, base_url):
+    """open_lesson(path="", width=1440, seed=None, **context) -> page; after the test, asserts that
+    no request left 127.0.0.1 and that no script error happened."""
+    opened = []
+
+    def open_(path="", width=1440, seed=None, **context):
+        page, outside = open_page(browser, None, width=width, height=900 if width > 500 else 844,
+                                  **context)
+        errors = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        if seed is not None:
+            page.add_init_script(SEEDED_RANDOM % seed)
+        page.goto(base_url + path)
+        page.wait_for_load_state("networkidle")
+        opened.append((page, outside, errors))
+        return page
+
+    yield open_
+    for page, outside, errors in opened:
+        page.context.close()
+        assert outside == [], f"requests left 127.0.0.1: {outside}"
+        assert errors == [], f"script errors: {errors}"
+
+
+def shot(page, name, locator=None, full_page=False):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    target = locator if locator is not None else page
+    if locator is None:
+        target.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
+    else:
+        target.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+# --------------------------------------------------------------------------- pages and network
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_lesson_pages_load_everything_from_the_site(open_lesson, width):
+    page = open_lesson("", width=width)
+    assert page.locator("h1").first.inner_text().strip()
+    assert page.evaluate("document.documentElement.lang") == "zh-TW"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, "page wider than the screen"
+    shot(page, f"lesson1-top-{width}")
+    shot(page, f"lesson1-full-{width}", full_page=True)
+    card = open_lesson("knowledge-card/", width=width)
+    assert card.evaluate("document.documentElement.scrollWidth") <= width
+    shot(card, f"knowledge-card-{width}", full_page=True)
+
+
+def test_chinese_renders_with_a_cjk_font(open_lesson):
+    page = open_lesson("")
+    # the first heading is Chinese; a CJK font gives each ideograph a full em of width
+    width = page.evaluate("""() => { const s = document.createElement('span');
+        s.textContent = '投機解碼投機解碼'; s.style.fontSize = '20px';
+        document.querySelector('.md-typeset').append(s);
+        const w = s.getBoundingClientRect().width; s.remove(); return w; }""")
+    assert 150 <= width <= 170
+
+
+def test_formulas_render_as_mathml(open_lesson):
+    page = open_lesson("")
+    display = page.locator(".sd-math math[display=block]")
+    assert display.count() >= 3
+    box = display.first.bounding_box()
+    assert box["height"] > 30        # a fraction: two lines stacked, laid out by the MathML engine
+    fraction = page.locator(".sd-math mfrac").first.bounding_box()
+    assert fraction["height"] > 25
+    shot(page, "formula", page.locator(".sd-math").first)
+
+
+# --------------------------------------------------------------------------- the toy
+
+def toy_round(page):
+    """The round on screen: verdict states, yield, output chips, status text."""
+    return page.evaluate("""() => {
+        const toy = document.querySelector('.sd-toy');
+        const verdicts = [...toy.querySelectorAll('tbody tr:nth-child(3) td')].map(td => td.dataset.state || '');
+        return {
+            states: verdicts.slice(0, -1), plus: verdicts[verdicts.length - 1],
+            produced: parseInt(toy.querySelector('.sd-toy__yield').textContent, 10),
+            chips: [...toy.querySelectorAll('.sd-toy__output .sd-toy__token')].map(c => c.dataset.state),
+            status: toy.querySelector('[role=status]').textContent,
+            tally: toy.querySelector('.sd-toy__tally').textContent,
+        }; }""")
+
+
+def check_round(r):
+    accepted = r["states"].count("accept")
+    assert len(r["states"]) == K
+    assert r["states"][:accepted] == ["accept"] * accepted, r      # hits come first
+    if accepted < K:
+        assert r["states"][accepted] == "reject"
+        assert r["states"][accepted + 1:] == ["discard"] * (K - accepted - 1)
+        assert r["chips"] == ["accept"] * accepted + ["correction"] and r["plus"] == ""
+    else:
+        assert r["chips"] == ["accept"] * K + ["bonus"] and r["plus"] == "bonus"
+    assert r["produced"] == accepted + 1
+
+
+def rounds_drawn(page) -> int:
+    match = re.search(r"已抽 (\d+) 輪", toy_round(page)["tally"])
+    return int(match.group(1)) if match else 0
+
+
+def test_toy_draws_consistent_rounds_on_click(open_lesson):
+    page = open_lesson("", seed=7)
+    toy = page.locator(".sd-toy")
+    assert toy.locator(".sd-toy__box").count() == 1          # mounted: the static example is replaced
+    before = rounds_drawn(page)
+    seen = set()
+    for i in range(1, 31):
+        toy.get_by_role("button", name="抽一輪").click()
+        r = toy_round(page)
+        check_round(r)
+        seen.add(r["produced"])
+        assert rounds_drawn(page) == before + i
+        assert f"這一輪共 {r['produced']} 個字" in r["status"]     # aria-live announcement
+    assert len(seen) >= 3, "30 seeded rounds at α=0.7 should show several different yields"
+    shot(page, "toy-after-clicks", toy)
+
+
+def test_toy_answers_keys(open_lesson):
+    page = open_lesson("", seed=11)
+    toy = page.locator(".sd-toy")
+    draw = toy.get_by_role("button", name="抽一輪")
+    draw.focus()
+    before = rounds_drawn(page)
+    page.keyboard.press("Enter")
+    page.keyboard.press(" ")
+    assert rounds_drawn(page) == before + 2
+    check_round(toy_round(page))
+
+    slider = toy.get_by_role("slider", name="接受率 α")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    assert slider.input_value() == "0.75"
+    assert toy.locator(".sd-toy__alpha-value").inner_text() == "0.75"
+    assert "還沒抽" in toy_round(page)["tally"]                 # α changed: the tally starts again
+    assert f"= {expected_tokens(0.75, K):.2f}" in toy_round(page)["tally"]
+
+    page.keyboard.press("End")                                  # α = 1: every guess is accepted
+    draw.focus()
+    page.keyboard.press("Enter")
+    r = toy_round(page)
+    assert r["states"] == ["accept"] * K and r["produced"] == K + 1 and r["plus"] == "bonus"
+    assert "bonus" in r["status"]
+
+    slider.focus()
+    page.keyboard.press("Home")                                 # α = 0: the first guess is rejected
+    draw.focus()
+    page.keyboard.press(" ")
+    r = toy_round(page)
+    assert r["states"] == ["reject"] + ["discard"] * (K - 1) and r["produced"] == 1
+    assert "修正字" in r["status"]
+    assert toy.locator("[role=status]").get_attribute("aria-live") == "polite"
+
+
+def test_toy_running_mean_matches_the_closed_form(open_lesson):
+    page = open_lesson("", seed=2024)
+    toy = page.locator(".sd-toy")
+    toy.get_by_role("button", name="歸零").click()
+    for _ in range(30):
+        toy.get_by_role("button", name="連抽 100 輪").click()
+    text = toy_round(page)["tally"]
+    rounds = int(re.search(r"已抽 (\d+) 輪", text).group(1))
+    tokens = int(re.search(r"共 (\d+) 個字", text).group(1))
+    assert rounds == 3000
+    alpha = 0.7
+    p = [alpha ** (n - 1) * (1 - alpha) for n in range(1, K + 1)] + [alpha ** K]
+    mean = sum(n * pn for n, pn in enumerate(p, start=1))
+    variance = sum((n - mean) ** 2 * pn for n, pn in enumerate(p, start=1))
+    assert mean == pytest.approx(expected_tokens(alpha, K))
+    assert abs(tokens / rounds - mean) < 5 * (variance / rounds) ** 0.5
+    assert f"= {expected_tokens(alpha, K):.2f}" in text
+    bars = toy.locator(".sd-toy__bar")
+    assert bars.count() == K + 1
+
+
+@pytest.mark.parametrize("motion, animation", [("reduce", "none"), ("no-preference", "sd-toy-in")])
+def test_toy_respects_reduced_motion(open_lesson, motion, animation):
+    page = open_lesson("", reduced_motion=motion)
+    page.locator(".sd-toy").get_by_role("button", name="抽一輪").click()
+    name = page.evaluate(
+        "getComputedStyle(document.querySelector('.sd-toy tbody .sd-toy__cell')).animationName")
+    assert name == animation
+
+
+def test_toy_and_quiz_read_without_javascript(open_lesson):
+    page = open_lesson("", java_script_enabled=False)
+    toy = page.locator(".sd-toy")
+    assert "固定的一輪示範" in toy.inner_text()
+    assert toy.locator("table").count() == 1
+    assert page.locator(".sd-quiz").count() == 5
+    assert page.locator(".sd-quiz details.sd-quiz__why").count() == 20
+    assert page.locator(".sd-quiz__button").count() == 0
+    first = page.locator(".sd-quiz").first
+    first.locator("summary").nth(2).click()                     # the folded explanation opens
+    assert first.locator("details").nth(2).get_attribute("open") is not None
+    shot(page, "nojs-toy", toy)
+    shot(page, "nojs-quiz", first)
+
+
+# --------------------------------------------------------------------------- the quiz
+
+def quiz(page, number):
+    return page.locator(".sd-quiz").nth(number - 1)
+
+
+def explanation_text(page, number, label) -> str:
+    """The explanation of one option as the build rendered it (without summary and verdict)."""
+    return page.evaluate("""([n, label]) => {
+        const why = document.querySelectorAll('.sd-quiz')[n - 1]
+            .querySelector(`.sd-quiz__option[data-label="${label}"] .sd-quiz__why`);
+        return [...why.childNodes].filter(x => !(x.nodeType === 1 &&
+            (x.matches('summary') || x.matches('.sd-quiz__verdict'))))
+            .map(x => x.textContent).join('').replace(/\\s+/g, ''); }""", [number, label])
+
+
+def feedback_of(page, number):
+    box = quiz(page, number).locator(".sd-quiz__feedback")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll('.sd-quiz')[n - 1].querySelector('.sd-quiz__feedback').textContent",
+        arg=number)
+    return box, re.sub(r"\s+", "", box.text_content())
+
+
+def check_feedback(page, number, label, right):
+    box, text = feedback_of(page, number)
+    assert box.get_attribute("role") == "status" and box.get_attribute("aria-live") == "polite"
+    assert box.get_attribute("data-state") == ("right" if right else "wrong")
+    assert ("✓答對了" in text) == right and ("✗不對" in text) == (not right)
+    assert explanation_text(page, number, label) in text
+    option = quiz(page, number).locator(f'.sd-quiz__option[data-label="{label}"]')
+    assert option.get_attribute("data-state") == ("right" if right else "wrong")
+    mark = option.locator(".sd-quiz__mark").inner_text()
+    assert mark == ("✓ 答對" if right else "✗ 答錯")          # icon + text, not colour alone
+
+
+def wrong_label(number):
+    return next(label for label in LABELS if label != ANSWERS[number - 1])
+
+
+@pytest.mark.parametrize("number", range(1, 6))
+def test_quiz_question_by_mouse(open_lesson, number):
+    page = open_lesson("")
+    section = quiz(page, number)
+    assert section.get_attribute("data-answer") == ANSWERS[number - 1]
+    buttons = section.locator(".sd-quiz__button")
+    assert buttons.count() == 4
+    wrong, right = wrong_label(number), ANSWERS[number - 1]
+    buttons.nth(LABELS.index(wrong)).click()
+    check_feedback(page, number, wrong, right=False)
+    assert section.locator(".sd-quiz__why:visible").count() == 0    # not solved: explanations stay folded away
+    buttons.nth(LABELS.index(right)).click()
+    check_feedback(page, number, right, right=True)
+    assert section.locator(".sd-quiz__why:visible").count() == 4    # solved: every explanation can be opened
+    page.mouse.move(0, 0)
+    shot(page, f"quiz-q{number}-answered", section)
+    section.get_by_role("button", name="重做這題").click()
+    assert section.locator(".sd-quiz__feedback").text_content() == ""
+    assert section.locator(".sd-quiz__option[data-state]").count() == 0
+
+
+@pytest.mark.parametrize("number", range(1, 6))
+def test_quiz_question_by_keyboard(open_lesson, number):
+    page = open_lesson("")
+    section = quiz(page, number)
+    buttons = section.locator(".sd-quiz__button")
+    buttons.first.focus()
+    wrong, right = wrong_label(number), ANSWERS[number - 1]
+
+    def tab_to(label):
+        buttons.first.focus()
+        for _ in range(LABELS.index(label)):
+            page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.closest('.sd-quiz__option').dataset.label") == label
+
+    tab_to(wrong)
+    page.keyboard.press(" ")
+    check_feedback(page, number, wrong, right=False)
+    tab_to(right)
+    page.keyboard.press("Enter")
+    check_feedback(page, number, right, right=True)
+    # retry from the keyboard: Tab past the options, their explanations and the feedback to 重做這題
+    retry = section.get_by_role("button", name="重做這題")
+    retry.focus()
+    page.keyboard.press("Enter")
+    assert section.locator(".sd-quiz__option[data-state]").count() == 0
+    assert page.evaluate("document.activeElement.closest('.sd-quiz__option').dataset.label") == "A"
+
+
+def test_quiz_feedback_is_in_a_live_region_of_the_accessibility_tree(open_lesson):
+    page = open_lesson("")
+    quiz(page, 4).locator(".sd-quiz__button").nth(LABELS.index(ANSWERS[3])).click()
+    feedback_of(page, 4)
+    client = page.context.new_cdp_session(page)
+    nodes = client.send("Accessibility.getFullAXTree")["nodes"]
+    live = [n for n in nodes if n.get("role", {}).get("value") == "status"
+            and any(p["name"] == "live" and p["value"]["value"] == "polite" for p in n.get("properties", []))]
+    assert live, "no polite live region with role=status"
+    texts = {n["nodeId"]: n.get("name", {}).get("value", "") for n in nodes}
+    children = {n["nodeId"]: n.get("childIds", []) for n in nodes}
+
+    def text_under(node_id):
+        return texts.get(node_id, "") + "".join(text_under(c) for c in children.get(node_id, []))
+    assert any("答對了" in text_under(n["nodeId"]) for n in live)
+
+
+def test_quiz_score_counts_first_choices(open_lesson):
+    page = open_lesson("")
+    score = page.locator(".sd-quiz-score")
+    assert score.count() == 1
+    assert "已作答 0 / 5 題" in score.inner_text()
+    quiz(page, 1).locator(".sd-quiz__button").nth(LABELS.index(wrong_label(1))).click()
+    for number in range(1, 6):
+        quiz(page, number).locator(".sd-quiz__button").nth(LABELS.index(ANSWERS[number - 1])).click()
+    text = score.inner_text()
+    assert "已作答 5 / 5 題" in text and "第一次就答對 4 題" in text
+    shot(page, "quiz-score", score)
+
+
+# --------------------------------------------------------------------------- phone, navigation, search
+
+def test_phone_viewport_works(open_lesson):
+    page = open_lesson("", width=390, has_touch=True, is_mobile=True)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    toy = page.locator(".sd-toy")
+    box = toy.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    toy.get_by_role("button", name="抽一輪").tap()
+    check_round(toy_round(page))
+    table = toy.locator("table").bounding_box()
+    assert table["x"] + table["width"] <= 390 + 1, "the round's table is wider than the phone"
+    toy.scroll_into_view_if_needed()
+    shot(page, "phone-toy", toy)
+    section = quiz(page, 2)
+    section.locator(".sd-quiz__button").nth(LABELS.index(ANSWERS[1])).tap()
+    check_feedback(page, 2, ANSWERS[1], right=True)
+    shot(page, "phone-quiz", section)
+
+
+def nav_link_to(page, url):
+    """The primary navigation's link to `url` (absolute)."""
+    links = page.locator(".md-sidebar--primary a.md-nav__link")
+    hrefs = links.evaluate_all("as => as.map(a => a.href)")
+    return links.nth(hrefs.index(url))
+
+
+def test_instant_navigation_keeps_the_widgets_working(open_lesson, base_url):
+    page = open_lesson("")
+    page.evaluate("window.__sameDocument = true")
+    nav_link_to(page, base_url + "knowledge-card/").click()
+    page.wait_for_url("**/knowledge-card/")
+    nav_link_to(page, base_url).click()
+    page.wait_for_function("() => document.querySelector('.sd-toy .sd-toy__box')")
+    assert page.evaluate("window.__sameDocument === true"), "navigation reloaded the page (not instant)"
+    assert page.locator(".sd-toy .sd-toy__box").count() == 1
+    assert page.locator(".sd-quiz-score").count() == 1
+    toy = page.locator(".sd-toy")
+    before = rounds_drawn(page)
+    toy.get_by_role("button", name="抽一輪").click()
+    assert rounds_drawn(page) == before + 1
+    quiz(page, 5).locator(".sd-quiz__button").nth(LABELS.index(ANSWERS[4])).click()
+    check_feedback(page, 5, ANSWERS[4], right=True)
+
+
+def search(page, term):
+    """Type a query into Material's search box; the result links (paths without query/hash)."""
+    page.wait_for_function("() => window.document$ !== undefined")
+    box = page.locator(".md-search__input")
+    box.click()
+    box.fill(term)
+    box.press("End")          # Material reads the query on keyup
+    page.wait_for_function(
+        "() => document.querySelectorAll('.md-search-result__item').length > 0", timeout=15000)
+    hrefs = page.eval_on_selector_all(".md-search-result__item > a", "as => as.map(a => a.href)")
+    return [re.sub(r"[?#].*$", "", href) for href in hrefs]
+
+
+@pytest.mark.parametrize("term, pages", [
+    ("接受率", ["", "knowledge-card/"]),
+    ("草稿模型", [""]),
+    ("投機解碼", ["", "knowledge-card/"]),
+])
+def test_search_finds_course_terms_on_the_right_pages(open_lesson, base_url, term, pages):
+    page = open_lesson("")
+    found = set(search(page, term))
+    for expected in pages:
+        assert base_url + expected in found, f"{term}: {sorted(found)}"
+    if term == "接受率":
+        shot(page, "search-接受率")
+
+
+# --------------------------------------------------------------------------- accessibility (axe-core)
+
+@pytest.mark.parametrize("path, width, scheme", [
+    ("", 1440, "light"), ("", 390, "light"), ("", 1440, "dark"),
+    ("knowledge-card/", 1440, "light"), ("knowledge-card/", 390, "dark"),
+])
+def test_axe_reports_no_serious_or_critical_violations(open_lesson, path, width, scheme):
+    page = open_lesson(path, width=width, color_scheme=scheme, seed=3)
+    if path == "":
+        # widgets in their interactive states too
+        page.locator(".sd-toy").get_by_role("button", name="抽一輪").click()
+        quiz(page, 1).locator(".sd-quiz__button").nth(0).click()
+        quiz(page, 2).locator(".sd-quiz__button").nth(LABELS.index(ANSWERS[1])).click()
+        page.wait_for_timeout(700)          # let the toy's cells finish appearing
+    # the 實驗場 side panel (.sd-lab) belongs to the lab layer, which checks it with the same helper
+    violations = run_axe(page, context={"exclude": [[".sd-lab"]]})
+    assert violations == [], violations
+    if scheme == "dark":
+        shot(page, f"dark-{path.strip('/') or 'lesson1'}-{width}")
