@@ -168,6 +168,7 @@ def test_toy_draws_consistent_rounds_on_click(open_lesson):
         assert rounds_drawn(page) == before + i
         assert f"這一輪共 {r['produced']} 個字" in r["status"]     # aria-live announcement
     assert len(seen) >= 3, "30 seeded rounds at α=0.7 should show several different yields"
+    page.wait_for_timeout(800)
     shot(page, "toy-after-clicks", toy)
 
 
@@ -384,6 +385,7 @@ def test_phone_viewport_works(open_lesson):
     table = toy.locator("table").bounding_box()
     assert table["x"] + table["width"] <= 390 + 1, "the round's table is wider than the phone"
     toy.scroll_into_view_if_needed()
+    page.wait_for_timeout(800)              # the cells' reveal animation ends before the screenshot
     shot(page, "phone-toy", toy)
     section = quiz(page, 2)
     section.locator(".sd-quiz__button").nth(LABELS.index(ANSWERS[1])).tap()

@@ -57,7 +57,7 @@ def test_the_toy_has_a_static_round_without_javascript(built):
     toy = re.search(r'<div class="sd-toy"[^>]*>(.*?)</div>\s*</div>', html, re.S)
     assert toy, "no toy on lesson 1"
     assert 'data-k="5"' in toy.group(0) and "sd-toy__static" in toy.group(1)
-    assert "✓ 接受" in toy.group(1)
+    assert "✓</span> 接受" in toy.group(1)
 
 
 class _Resources(HTMLParser):
@@ -144,7 +144,8 @@ def test_search_user_dictionary_is_what_keeps_the_terms_whole():
 @pytest.fixture
 def project(tmp_path):
     """A throw-away project that inherits the real mkdocs.yml and hooks, with its own lessons/."""
-    (tmp_path / "mkdocs.yml").write_text(f"INHERIT: {ROOT / 'mkdocs.yml'}\n", encoding="utf-8")
+    (tmp_path / "mkdocs.yml").write_text(f"INHERIT: {ROOT / 'mkdocs.yml'}\nnav:\n  - index.md\n",
+                                         encoding="utf-8")
     (tmp_path / "site").symlink_to(ROOT / "site")
     (tmp_path / "lessons").mkdir()
 

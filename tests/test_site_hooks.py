@@ -52,7 +52,7 @@ def test_example_round_is_consistent(k):
     assert states.count("reject") == (1 if accepted < k else 0)
     produced = int(re.search(r"<strong>(\d+) 個字</strong>", html).group(1))
     assert produced == accepted + 1
-    assert ("修正" in html) == (accepted < k) and ("★ bonus" in html) == (accepted == k)
+    assert ("修正" in html) == (accepted < k) and ("★</span> bonus" in html) == (accepted == k)
 
 
 def test_fill_toys_keeps_attributes_and_excludes_the_example_from_search():

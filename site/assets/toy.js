@@ -82,7 +82,13 @@
     return node;
   }
 
-  const VERDICT = { accept: "✓ 接受", reject: "✗ 拒絕", discard: "− 丟棄" };
+  const VERDICT = { accept: ["✓", "接受"], reject: ["✗", "拒絕"], discard: ["−", "丟棄"], bonus: ["★", "bonus"] };
+
+  /* a verdict is an icon and a word (the icon sits above the word on phones) */
+  function verdict(state) {
+    const [icon, word] = VERDICT[state];
+    return [el("span", { className: "sd-toy__icon", "aria-hidden": "true", text: icon }), " " + word];
+  }
 
   function mount(root) {
     root.setAttribute("data-sd-ready", "");
@@ -137,8 +143,8 @@
         drafts.append(el("td", { className: "sd-toy__cell", "data-state": p.state, style, text: p.draft }));
         targets.append(el("td", { className: "sd-toy__cell", "data-state": p.state === "reject" ? "correction" : "",
           style, text: p.target }));
-        verdicts.append(el("td", { className: "sd-toy__cell sd-toy__verdict", "data-state": p.state, style,
-          text: VERDICT[p.state] }));
+        verdicts.append(el("td", { className: "sd-toy__cell sd-toy__verdict", "data-state": p.state, style },
+          verdict(p.state)));
       });
       const bonus = round.extra.kind === "bonus";
       const last = `--sd-i:${k}`;
@@ -147,7 +153,7 @@
       targets.append(el("td", { className: "sd-toy__cell", "data-state": bonus ? "bonus" : "", style: last,
         text: bonus ? round.extra.token : "—" }));
       verdicts.append(el("td", { className: "sd-toy__cell sd-toy__verdict", "data-state": bonus ? "bonus" : "",
-        style: last, text: bonus ? "★ bonus" : "—" }));
+        style: last }, bonus ? verdict("bonus") : ["—"]));
       table.replaceChildren(
         el("caption", { className: "sd-visually-hidden",
           text: "這一輪：草稿猜的字、大模型在同一次前向給的字、判定" }),

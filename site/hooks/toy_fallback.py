@@ -18,6 +18,10 @@ FIRST_MISS = 3          # 1-based position of the example's first rejected guess
 K_MAX = len(DRAFT)
 
 
+def _verdict(icon: str, word: str) -> str:
+    return f'<span class="sd-toy__icon" aria-hidden="true">{icon}</span> {word}'
+
+
 def example_round(k: int) -> str:
     """HTML of the fixed example round with k draft tokens (1 ≤ k ≤ 8)."""
     k = max(1, min(K_MAX, k))
@@ -26,11 +30,11 @@ def example_round(k: int) -> str:
     for i in range(1, k + 1):
         heads.append(f"<th scope=\"col\">{i}</th>")
         if miss is None or i < miss:
-            state, target, verdict = "accept", TARGET[i - 1], "✓ 接受"
+            state, target, verdict = "accept", TARGET[i - 1], _verdict("✓", "接受")
         elif i == miss:
-            state, target, verdict = "reject", TARGET[i - 1], "✗ 拒絕"
+            state, target, verdict = "reject", TARGET[i - 1], _verdict("✗", "拒絕")
         else:
-            state, target, verdict = "discard", "—", "− 丟棄"
+            state, target, verdict = "discard", "—", _verdict("−", "丟棄")
         drafts.append(f'<td class="sd-toy__cell" data-state="{state}">{html.escape(DRAFT[i - 1])}</td>')
         correction = ' data-state="correction"' if state == "reject" else ""
         targets.append(f'<td class="sd-toy__cell"{correction}>{html.escape(target)}</td>')
@@ -43,7 +47,7 @@ def example_round(k: int) -> str:
         extra, extra_kind = TARGET[k], "bonus"
         plus = html.escape(extra)
     plus_state = "" if miss else ' data-state="bonus"'
-    plus_verdict = "—" if miss else "★ bonus"
+    plus_verdict = "—" if miss else _verdict("★", "bonus")
     produced = len(accepted) + 1
     tokens = "".join(f'<span class="sd-toy__token" data-state="accept">{html.escape(t)}</span>'
                      for t in accepted)
