@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site" / "hooks"))
 
 from quiz_format import QuizError, find_quizzes, parse_quizzes, render_quiz  # noqa: E402
+from support.site import LESSON1_QUIZ_ANSWERS  # noqa: E402
 
 GOOD = textwrap.dedent("""\
     # 一課
@@ -253,7 +254,7 @@ def test_render_escapes_the_title():
 # --------------------------------------------------------------------------- the real lesson
 
 LESSON = ROOT / "lessons" / "index.md"
-ANSWERS = ["C", "B", "D", "B", "A"]     # issue 3: Q1 C, Q2 B, Q3 D, Q4 B, Q5 A
+ANSWERS = LESSON1_QUIZ_ANSWERS          # Q1 C, Q2 B, Q3 D, Q4 B, Q5 A
 
 
 def test_lesson_one_has_the_five_quiz_questions_with_the_agreed_answers():
