@@ -126,6 +126,13 @@ def test_search_index_keeps_course_terms_whole_on_the_right_pages(built, term, p
         assert expected in found_pages, f"{term!r} not found on page {expected!r}: {sorted(found_pages)}"
 
 
+def test_search_index_is_written_as_utf8_not_escapes(built):
+    site, _ = built
+    raw = page(site, "search/search_index.json")
+    assert "投機解碼" in raw and "\\u6295" not in raw
+    assert json.loads(raw)["config"]["lang"] == ["zh"]
+
+
 def test_search_user_dictionary_is_what_keeps_the_terms_whole():
     """Without the user dictionary, jieba cuts 接受率 and 投機解碼 apart: the dictionary matters."""
     import jieba

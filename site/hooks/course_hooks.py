@@ -6,9 +6,12 @@
   the build with `lessons/xyz.md:LINE: 訊息`.
 - on_page_content: put the rendered quizzes in place, give the toy its no-JS example round
   (toy_fallback.py), turn arithmatex's TeX into MathML (tex_mathml.py).
+- on_post_build: write the search index as UTF-8 instead of \\uXXXX escapes (half the bytes for
+  Chinese; every page load fetches it).
 """
 from __future__ import annotations
 
+import json
 import os
 
 import markdown as python_markdown
@@ -114,3 +117,13 @@ def _math_line(page, message: str) -> int:
         if tex[:40] in line:
             return number
     return 1
+
+
+@event_priority(-100)   # after the search plugin has written its index
+def on_post_build(config):
+    index = os.path.join(config.site_dir, "search", "search_index.json")
+    if os.path.isfile(index):
+        with open(index, encoding="utf-8") as f:
+            data = json.load(f)
+        with open(index, "w", encoding="utf-8") as f:
+            json.dump(data, f, ensure_ascii=False, separators=(",", ":"))
