@@ -1,0 +1,165 @@
+/* The 實驗場 beside the lesson (partials/lab-panel.html).
+ *
+ * Wide screens: the notebook sits on the right, fixed while the lesson scrolls; drag its edge (or
+ * focus the edge and use ← →) to resize it, "收合" folds it to a tab. It is put in after the lesson
+ * has painted, so the kernel starts as the page opens without holding the lesson up.
+ * Narrow screens (phones): a "🧪 實驗場" button opens it over the lesson; it loads on first open.
+ * The lab's page script (lab/specdec-lab.js) reports how Python's start is going; this shows it.
+ * "⬇ 下載" saves the learner's notebook as it is now (the original before the lab has loaded).
+ * No dependencies; mounts through Material's document$ (instant navigation).
+ */
+(function () {
+  "use strict";
+
+  const WIDE = window.matchMedia("(min-width: 60em)");
+  const LAYOUT_KEY = "specdec-lab:layout";          // the learner's panel width / folded state
+    const MIN_WIDTH = 320;
+
+  function readLayout() {
+    try { return JSON.parse(localStorage.getItem(LAYOUT_KEY)) || {}; } catch (e) { return {}; }
+  }
+  function saveLayout(patch) {
+    try { localStorage.setItem(LAYOUT_KEY, JSON.stringify({ ...readLayout(), ...patch })); } catch (e) { /* private mode */ }
+  }
+  function clampWidth(px) {
+    return Math.round(Math.max(MIN_WIDTH, Math.min(px, window.innerWidth * 0.7)));
+  }
+
+  function mount() {
+    const panel = document.getElementById("sd-lab");
+    document.body.classList.toggle("sd-has-lab", !!panel);
+    if (!panel) { document.body.classList.remove("sd-lab-shown"); return; }
+    if (panel.dataset.mounted) return;
+    panel.dataset.mounted = "1";
+    panel.classList.add("sd-lab--mounted");
+
+    const q = (sel) => panel.querySelector(sel);
+    const body = q(".sd-lab__body");
+    const openButton = document.querySelector(".sd-lab-open");
+    const closeButton = q(".sd-lab__close");
+    const handle = q(".sd-lab__resize");
+    const download = q(".sd-lab__download");
+    const progress = q(".sd-lab__progress");
+    const status = q(".sd-lab__status");
+    const meterFill = q(".sd-lab__meter-fill");
+    const notebookName = panel.dataset.notebook;
+    const labUrl = panel.dataset.lab + "notebooks/index.html?path=" + encodeURIComponent(notebookName);
+    let frame = null;
+    let hideTimer = null;
+
+    const layout = readLayout();
+    if (layout.width) document.documentElement.style.setProperty("--sd-lab-w", clampWidth(layout.width) + "px");
+    panel.tabIndex = -1;
+    openButton.hidden = false;
+    closeButton.hidden = false;
+    handle.hidden = false;
+
+    function load() {
+      if (frame) return;
+      frame = document.createElement("iframe");
+      frame.className = "sd-lab__frame";
+      frame.title = "實驗場：Python 筆記本 " + notebookName;
+      frame.src = labUrl;
+      body.replaceChildren(frame);
+      progress.hidden = false;
+      render({ stage: "ui", text: "載入筆記本介面…" });
+    }
+
+    function setOpen(open, focus) {
+      document.body.classList.toggle("sd-lab-shown", open);
+      openButton.setAttribute("aria-expanded", String(open));
+      if (WIDE.matches) saveLayout({ folded: !open });
+      if (open) load();
+      if (focus) (open ? panel : openButton).focus();
+    }
+
+    function labelButtons() {
+      closeButton.textContent = WIDE.matches ? "收合 ▶" : "關閉 ✕";
+      closeButton.setAttribute("aria-label", WIDE.matches ? "收合實驗場" : "關閉實驗場");
+    }
+
+    // where it starts: open beside the lesson on a wide screen (unless folded last time)
+    labelButtons();
+    WIDE.addEventListener("change", () => { labelButtons(); setOpen(WIDE.matches && !readLayout().folded); });
+    if (WIDE.matches && !layout.folded) {
+      document.body.classList.add("sd-lab-shown");
+      openButton.setAttribute("aria-expanded", "true");
+      requestAnimationFrame(() => setTimeout(load, 0));    // after the lesson's first paint
+    }
+    openButton.addEventListener("click", () => setOpen(true, true));
+    closeButton.addEventListener("click", () => setOpen(false, true));
+    panel.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && !WIDE.matches) setOpen(false, true);
+    });
+
+    // resizing: drag the left edge, or ← → on it
+    function setWidth(px) {
+      const width = clampWidth(px);
+      document.documentElement.style.setProperty("--sd-lab-w", width + "px");
+      saveLayout({ width });
+    }
+    handle.addEventListener("pointerdown", (e) => {
+      e.preventDefault();
+      handle.setPointerCapture(e.pointerId);
+      panel.classList.add("sd-lab--dragging");
+    });
+    handle.addEventListener("pointermove", (e) => {
+      if (handle.hasPointerCapture(e.pointerId)) setWidth(window.innerWidth - e.clientX);
+    });
+    handle.addEventListener("pointerup", (e) => {
+      handle.releasePointerCapture(e.pointerId);
+      panel.classList.remove("sd-lab--dragging");
+    });
+    handle.addEventListener("keydown", (e) => {
+      const step = e.key === "ArrowLeft" ? 40 : e.key === "ArrowRight" ? -40 : 0;
+      if (step) { e.preventDefault(); setWidth(panel.getBoundingClientRect().width + step); }
+    });
+
+    // the learner's own copy: the notebook as it is in the lab now
+    download.addEventListener("click", (e) => {
+      let notebook = null;
+      try { notebook = frame && frame.contentWindow.specdecLab && frame.contentWindow.specdecLab.notebook(); } catch (err) { /* another origin */ }
+      if (!notebook) return;            // the link itself: the original notebook
+      e.preventDefault();
+      const blob = new Blob([JSON.stringify(notebook, null, 1) + "\n"], { type: "application/x-ipynb+json" });
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = notebookName.replace(/\.ipynb$/, "") + "-我的版本.ipynb";
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+    });
+
+    // what Python is doing, from the lab's page script
+    function render(s) {
+      const ready = !!s.kernelReady;
+      const done = [s.notebookShown, s.downloaded || ready, ready, ready];
+      const current = done.indexOf(false);
+      panel.querySelectorAll(".sd-lab__steps span").forEach((chip, i) => {
+        chip.classList.toggle("is-done", done[i]);
+        chip.classList.toggle("is-current", i === current);
+      });
+      let text = s.text || "";
+      if (s.queued > 0) text += "（你按的執行會在 Python 就緒後自動開始）";
+      status.textContent = text;
+      const measured = s.total > 0 && s.stage === "download";
+      meterFill.style.width = measured ? Math.min(100, (100 * s.loaded) / s.total).toFixed(1) + "%" : "";
+      progress.classList.toggle("is-indeterminate", !measured && s.stage !== "ready");
+      progress.classList.toggle("is-error", s.stage === "error");
+      panel.dataset.stage = s.stage;
+      openButton.textContent = s.stage === "ready" ? "🧪 實驗場 ✓" : "🧪 實驗場";
+      clearTimeout(hideTimer);
+      if (s.stage === "ready") hideTimer = setTimeout(() => { progress.hidden = true; }, 2500);
+      else progress.hidden = false;
+    }
+    window.addEventListener("message", (e) => {
+      if (!frame || e.source !== frame.contentWindow || e.origin !== location.origin) return;
+      if (e.data && e.data.specdecLab) render(e.data.specdecLab);
+    });
+  }
+
+  if (window.document$) window.document$.subscribe(mount);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
+  else mount();
+})();

@@ -1,0 +1,92 @@
+"""The one build: the lessons (MkDocs) and the 實驗場 (JupyterLite on a self-hosted Pyodide) into one
+static folder, build/site/, deployable to any static host (lab under build/site/lab/).
+
+    python site/build.py                 # everything
+    python site/build.py --lessons      # only the MkDocs pages (the lab already built is kept)
+    python site/build.py --lab          # only the lab
+    python site/build.py --notebooks DIR  # take the lab's notebooks from DIR instead of notebooks/
+
+PYODIDE_SRC=<folder> takes Pyodide from an unpacked official release instead of the registries
+(see site/lab/runtime.toml). Downloads are cached in ${XDG_CACHE_HOME:-~/.cache}/specdec-lab/.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "build"
+SITE = BUILD / "site"
+LAB = BUILD / "lab"      # the lab as built; copied into SITE / "lab"
+
+sys.path.insert(0, str(ROOT / "site"))
+from lab.build_lab import build_lab  # noqa: E402
+from lab.fetch import BuildError  # noqa: E402
+
+
+def build_lessons() -> bool:
+    """mkdocs build --strict into build/site (MkDocs empties it first). False when there is no
+    mkdocs.yml yet."""
+    config = ROOT / "mkdocs.yml"
+    if not config.exists():
+        print("（還沒有 mkdocs.yml：只建實驗場）", file=sys.stderr)
+        SITE.mkdir(parents=True, exist_ok=True)
+        return False
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
+                    "-f", str(config), "-d", str(SITE)], check=True, cwd=ROOT)
+    return True
+
+
+def place_lab() -> None:
+    """Copy build/lab to build/site/lab as hard links (fast, and real files for any host)."""
+    target = SITE / "lab"
+    if target.exists():
+        shutil.rmtree(target)
+    if not LAB.exists():
+        raise BuildError("build/lab 不存在：先跑 python site/build.py --lab")
+    try:
+        shutil.copytree(LAB, target, copy_function=os.link)
+    except OSError:
+        shutil.copytree(LAB, target)
+
+
+def folder_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "notebooks") -> None:
+    t0 = time.time()
+    if lab:
+        build_lab(BUILD, notebooks)
+    if lessons:
+        build_lessons()
+    place_lab()
+    total = folder_bytes(SITE) / 1e6
+    pyodide = folder_bytes(SITE / "lab" / "static" / "pyodide") / 1e6
+    print(f"build/site：{total:.1f} MB（其中 Pyodide {pyodide:.1f} MB），{time.time() - t0:.1f} 秒",
+          file=sys.stderr)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lessons", action="store_true", help="只建課文頁（沿用已建好的實驗場）")
+    parser.add_argument("--lab", action="store_true", help="只建實驗場")
+    parser.add_argument("--notebooks", type=Path, default=ROOT / "notebooks",
+                        help="實驗場的筆記本所在資料夾（預設 notebooks/）")
+    args = parser.parse_args(argv)
+    both = not (args.lessons or args.lab)
+    try:
+        build(lessons=both or args.lessons, lab=both or args.lab, notebooks=args.notebooks)
+    except (BuildError, subprocess.CalledProcessError) as err:
+        print(f"建置失敗：{err}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Build the 實驗場: a JupyterLite site (notebook app, Pyodide kernel) on the self-hosted,
+verified Pyodide, with specdec_lab and the widget wheels registered in the lock.
+
+    stage   build/lite-src/    the JupyterLite "lite dir": config from site/lab/, static/pyodide/
+    output  build/lab/         the finished lab, later copied to build/site/lab/
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from lab import fetch, lock, pyodide_dist
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent.parent
+CONFIG_FILES = ["jupyter-lite.json", "jupyter_lite_config.json", "overrides.json"]
+
+
+def load_config() -> dict:
+    return tomllib.loads((HERE / "runtime.toml").read_text(encoding="utf-8"))
+
+
+def project_wheel(out: Path) -> Path:
+    """specdec_lab as a wheel (`pip wheel --no-deps .`), built fresh each time."""
+    for old in out.glob("specdec_lab-*.whl"):
+        old.unlink()
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT),
+                    "-w", str(out)], check=True)
+    (wheel,) = out.glob("specdec_lab-*.whl")
+    return wheel
+
+
+def kernel_wheels(cfg: dict, build: Path) -> list[tuple[Path, dict]]:
+    """The wheels to register in the lock, each with its wheel_entry options."""
+    wheels = []
+    for line in cfg["lock"]["pypi"]:
+        requirement, sha256 = line.split()
+        wheels.append((fetch.pypi_wheel(requirement, sha256), {}))
+    wheels.append((project_wheel(build / "wheels"),
+                   {"extras": tuple(cfg["lock"]["project_extras"]),
+                    "also": tuple(cfg["lock"]["project_also_depends"])}))
+    return wheels
+
+
+def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
+    lite = build / "lite-src"   # not a prefix of build/lab: JupyterLite skips such config
+    if lite.exists():
+        shutil.rmtree(lite)
+    (lite / "files").mkdir(parents=True)
+    for name in CONFIG_FILES:
+        shutil.copy(HERE / name, lite / name)
+    for nb in sorted(notebooks.glob("*.ipynb")):
+        shutil.copy(nb, lite / "files" / nb.name)
+    pyodide_dir = lite / "static" / "pyodide"
+    summary = pyodide_dist.assemble(pyodide_dir, cfg)
+    print(f"  Pyodide {cfg['pyodide']['version']}：{summary['source']}，"
+          f"{len(summary['packages'])} 個套件（sha256 皆與官方 lock 相符）", file=sys.stderr)
+    added = lock.register(pyodide_dir, kernel_wheels(cfg, build))
+    print(f"  登錄到 pyodide-lock.json：{', '.join(added)}", file=sys.stderr)
+    return lite
+
+
+def build_lab(build: Path, notebooks: Path) -> Path:
+    """Build the lab into build/lab and return that folder."""
+    cfg = load_config()
+    lite = stage(build, notebooks, cfg)
+    out = build / "lab"
+    if out.exists():
+        shutil.rmtree(out)
+    subprocess.run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite),
+                    "--output-dir", str(out)], cwd=lite, check=True,
+                   stdout=subprocess.DEVNULL)
+    write_boot_manifest(out, cfg)
+    add_page_script(out)
+    return out
+
+
+def write_boot_manifest(out: Path, cfg: dict) -> None:
+    """specdec-boot.json: the files Python fetches as it starts and runs the first cells (core,
+    then the kernel's packages, then the rest of the lock), with sizes, so the page script can
+    fetch them while the notebook interface loads and show real megabytes."""
+    pyodide = out / "static" / "pyodide"
+    lock_data = json.loads((pyodide / pyodide_dist.LOCK).read_text())
+    entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
+    kernel = pyodide_dist.closure(lock_data, cfg["packages"]["kernel"])
+    ordered = kernel + sorted(set(entries) - set(kernel))
+    files = cfg["pyodide"]["core_files"] + [pyodide_dist.LOCK] + [entries[n]["file_name"]
+                                                                 for n in ordered]
+    manifest = {
+        "base": "static/pyodide/",
+        "files": [{"name": f, "bytes": (pyodide / f).stat().st_size} for f in files],
+        "packages": {e["name"].lower(): (pyodide / e["file_name"]).stat().st_size
+                     for e in entries.values()},
+    }
+    (out / "specdec-boot.json").write_text(json.dumps(manifest, indent=1))
+
+
+PAGE_SCRIPT = "specdec-lab.js"
+
+
+def add_page_script(out: Path) -> None:
+    """Put specdec-lab.js into the notebook page, before JupyterLite's own code runs."""
+    shutil.copy(HERE / PAGE_SCRIPT, out / PAGE_SCRIPT)
+    page = out / "notebooks" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    anchor = '<script\n      id="jupyter-config-data"'
+    tag = f'<script src="../{PAGE_SCRIPT}"></script>\n    '
+    if anchor not in html:
+        raise fetch.BuildError(f"{page}: 找不到放 {PAGE_SCRIPT} 的位置（JupyterLite 的頁面改了？）")
+    page.write_text(html.replace(anchor, tag + anchor, 1), encoding="utf-8")

@@ -1,0 +1,175 @@
+"""Drive the 實驗場 beside a lesson in headless Debian Chromium: the browser tests of the lab
+(tests/test_lab_browser.py) and the page-load benchmark (benchmarks/page_load.py) share it.
+
+    with serve_site(SITE) as base:                       # site/serve.py's server, free port
+        with chromium() as browser:                      # tests/support/server.py
+            lab = LabPage.open(browser, base, profile=None, width=1440)
+            lab.wait_for("notebookShown"); lab.run_all(); lab.wait_for_idle_after_run()
+            lab.outputs()                                 # cells as the learner sees them
+
+Requests are recorded, not routed (Playwright's routing turns the HTTP cache off, and the reload
+timings need it): `lab.outside` lists every request to a host other than 127.0.0.1.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = ROOT / "build" / "site"
+
+# the lesson page keeps every report of the lab's page script, with wall-clock times
+TIMELINE = """
+window.__lab = {start: performance.timeOrigin, events: []};
+window.addEventListener('message', (e) => {
+  if (e.data && e.data.specdecLab) window.__lab.events.push({t: Date.now(), ...e.data.specdecLab});
+});
+"""
+
+# JS run in the lesson page; `app` is the lab's JupyterLite app, `nb` its notebook panel
+WITH_APP = """(arg) => {
+  const frame = document.querySelector('.sd-lab__frame');
+  const win = frame && frame.contentWindow;
+  const app = win && win.jupyterapp;
+  const nb = app && app.shell.currentWidget && app.shell.currentWidget.sessionContext
+             ? app.shell.currentWidget : null;
+  return (%s)(arg);
+}"""
+
+NOTEBOOK_STATE = WITH_APP % """() => {
+  if (!nb || !nb.model) return null;
+  const cells = [];
+  for (let i = 0; i < nb.model.cells.length; i++) {
+    const c = nb.model.cells.get(i);
+    cells.push({type: c.type, source: c.sharedModel.getSource(),
+                count: c.type === 'code' ? c.executionCount : null,
+                outputs: c.type === 'code' ? c.outputs.toJSON() : null});
+  }
+  const kernel = nb.sessionContext.session && nb.sessionContext.session.kernel;
+  return {kernel: kernel ? kernel.status : null, cells,
+          dialogs: win.document.querySelectorAll('.jp-Dialog').length};
+}"""
+
+# records the wall-clock time of every output message the kernel sends (iopub)
+LISTEN_IOPUB = WITH_APP % """() => {
+  if (!nb || win.__iopub) return !!(win && win.__iopub);
+  win.__iopub = [];
+  nb.sessionContext.iopubMessage.connect((_, msg) => {
+    win.__iopub.push({t: Date.now(), type: msg.header.msg_type, state: msg.content.execution_state});
+  });
+  return true;
+}"""
+
+
+@contextlib.contextmanager
+def serve_site(root: Path = SITE):
+    """site/serve.py's static server (no live reload) on a free port; yields the base URL."""
+    sys.path.insert(0, str(ROOT / "site"))
+    import serve  # site/serve.py
+    server = serve.make_server(root, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def wait_until(predicate, timeout: float, step: float = 0.05, what: str = "condition"):
+    end = time.time() + timeout
+    while time.time() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(step)
+    raise TimeoutError(f"{what}: not within {timeout:.0f} s")
+
+
+class LabPage:
+    """A lesson page with its lab, and what happened while it loaded."""
+
+    def __init__(self, page, context):
+        self.page, self.context = page, context
+        self.outside: list[str] = []
+        self.errors: list[str] = []
+        self.t0 = 0.0
+        for target in (page, context):
+            target.on("request", self._record)
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+    @classmethod
+    def open(cls, browser_or_context, url: str, width: int = 1440, height: int = 900, **context):
+        context_ = (browser_or_context.new_context(viewport={"width": width, "height": height},
+                                                   **context)
+                    if hasattr(browser_or_context, "new_context") else browser_or_context)
+        context_.add_init_script(TIMELINE)
+        lab = cls(context_.new_page(), context_)
+        lab.goto(url)
+        return lab
+
+    def _record(self, request):
+        url = request.url
+        if not url.startswith(("data:", "blob:")) and urlsplit(url).hostname != "127.0.0.1":
+            self.outside.append(url)
+
+    def goto(self, url: str):
+        self.t0 = time.time()
+        self.page.goto(url)
+
+    def reload(self):
+        self.t0 = time.time()
+        self.page.reload()
+
+    # what the lab's page script reported --------------------------------------------------------
+    def events(self) -> list[dict]:
+        return self.page.evaluate("() => window.__lab ? window.__lab.events : []")
+
+    def navigation_start(self) -> float:
+        return self.page.evaluate("() => window.__lab.start") / 1000
+
+    def wait_for(self, key: str, value=True, timeout: float = 180) -> float:
+        """Seconds from navigation start until the page script reported `key == value`
+        (e.g. wait_for("notebookShown"), wait_for("stage", "ready"))."""
+        event = wait_until(lambda: next((e for e in self.events() if e.get(key) == value), None),
+                           timeout, what=f"lab {key}={value}")
+        return event["t"] / 1000 - self.navigation_start()
+
+    # the notebook --------------------------------------------------------------------------------
+    def state(self) -> dict | None:
+        return self.page.evaluate(NOTEBOOK_STATE)
+
+    def in_app(self, body: str, arg=None):
+        """Evaluate `(arg) => body` in the lesson page with `app`, `nb`, `win` bound."""
+        return self.page.evaluate(WITH_APP % f"(arg) => {{ {body} }}", arg)
+
+    def run_all(self):
+        """Run every cell through the app's command registry (the way Run buttons and Shift+Enter
+        go), listening to the kernel's output messages first."""
+        wait_until(lambda: self.page.evaluate(LISTEN_IOPUB), 120, what="notebook panel")
+        self.in_app("app.commands.execute('notebook:run-all-cells'); return true;")
+
+    def first_output(self, timeout: float = 240) -> float:
+        """Seconds from navigation start to the first output message of the live kernel."""
+        t = wait_until(lambda: self.in_app(
+            "const m = (win.__iopub || []).find((m) => OUTPUT_TYPES.includes(m.type)); return m ? m.t : 0;"
+            .replace("OUTPUT_TYPES", str(["stream", "execute_result", "display_data", "error"]))),
+            timeout, what="first live output")
+        return t / 1000 - self.navigation_start()
+
+    def wait_all_run(self, timeout: float = 300) -> dict:
+        """Wait until the kernel has taken every non-empty code cell (one execute_input each), or
+        a cell failed (Run all stops there), and is idle again; returns the notebook state."""
+        def done():
+            s = self.state()
+            if not s or s["kernel"] != "idle":
+                return None
+            code = [c for c in s["cells"] if c["type"] == "code" and c["source"].strip()]
+            kinds = self.in_app("return (win.__iopub || []).map((m) => m.type);")
+            finished = kinds.count("execute_input") >= len(code) or "error" in kinds
+            return s if finished else None
+        return wait_until(done, timeout, step=0.25, what="all cells run")
