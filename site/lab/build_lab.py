@@ -34,9 +34,29 @@ def project_wheel(out: Path) -> Path:
     return wheel
 
 
+KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
+
+
+def extension_wheels(names: list[str]) -> list[Path]:
+    """The named wheels from the installed jupyterlite-pyodide-kernel's labextension (pypi/),
+    each checked against the sha256 in the all.json shipped beside them."""
+    folder = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / KERNEL_EXTENSION / "static" / "pypi"
+    index = json.loads((folder / "all.json").read_text())
+    wheels = []
+    for name in names:
+        releases = index[name]["releases"]
+        (files,) = [files for version, files in releases.items() if not version.endswith(".999")]
+        (info,) = files
+        wheel = folder / info["filename"]
+        if fetch.sha256_of(wheel) != info["digests"]["sha256"]:
+            raise fetch.BuildError(f"{wheel}: sha256 與 all.json 不符")
+        wheels.append(wheel)
+    return wheels
+
+
 def kernel_wheels(cfg: dict, build: Path) -> list[tuple[Path, dict]]:
     """The wheels to register in the lock, each with its wheel_entry options."""
-    wheels = []
+    wheels = [(wheel, {}) for wheel in extension_wheels(cfg["lock"]["kernel_extension"])]
     for line in cfg["lock"]["pypi"]:
         requirement, sha256 = line.split()
         wheels.append((fetch.pypi_wheel(requirement, sha256), {}))
@@ -61,7 +81,20 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
           f"{len(summary['packages'])} 個套件（sha256 皆與官方 lock 相符）", file=sys.stderr)
     added = lock.register(pyodide_dir, kernel_wheels(cfg, build))
     print(f"  登錄到 pyodide-lock.json：{', '.join(added)}", file=sys.stderr)
+    check_preload(lite, pyodide_dir)
     return lite
+
+
+def preload_list(lite_config: Path) -> list[str]:
+    settings = json.loads(lite_config.read_text())["jupyter-config-data"]["litePluginSettings"]
+    kernel = settings["@jupyterlite/pyodide-kernel-extension:kernel"]
+    return kernel.get("loadPyodideOptions", {}).get("packages", [])
+
+
+def check_preload(lite: Path, pyodide_dir: Path) -> None:
+    """Every package jupyter-lite.json preloads must be in the lock (else the kernel never starts)."""
+    lock_data = json.loads((pyodide_dir / pyodide_dist.LOCK).read_text())
+    pyodide_dist.closure(lock_data, preload_list(lite / "jupyter-lite.json"))
 
 
 def build_lab(build: Path, notebooks: Path) -> Path:

@@ -1,0 +1,314 @@
+"""The 實驗場's build (site/lab/): the self-hosted Pyodide, the lock, the JupyterLite config.
+
+Fast tests check the pieces on small made-up inputs (a digest mismatch fails the build, lock
+entries, the trimmed closure). Build tests build the lab once into a temp folder and check what a
+browser will get: the expected files, every Pyodide file against the official lock from npm,
+the lock's entries for specdec_lab and the widget wheels, no external URL the browser would load,
+and the site's size.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+import tarfile
+import zipfile
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "site"))
+from lab import build_lab, fetch, lock, pyodide_dist  # noqa: E402
+from lab.fetch import BuildError  # noqa: E402
+
+CFG = build_lab.load_config()
+
+
+# fast: the pieces ----------------------------------------------------------------------------------
+
+def make_wheel(path: Path, name: str, version: str, requires: list[str], modules: list[str]) -> Path:
+    wheel = path / f"{name}-{version}-py3-none-any.whl"
+    meta = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
+    meta += [f"Requires-Dist: {r}" for r in requires]
+    with zipfile.ZipFile(wheel, "w") as z:
+        for module in modules:
+            z.writestr(module, "x = 1\n")
+        z.writestr(f"{name}-{version}.dist-info/METADATA", "\n".join(meta) + "\n\n")
+    return wheel
+
+
+def fake_release(folder: Path, packages: list[str], tamper: str | None = None) -> Path:
+    """A folder shaped like an unpacked Pyodide release: core files and one wheel per package;
+    with `tamper`, that package's wheel no longer matches its lock entry."""
+    folder.mkdir()
+    for name in CFG["pyodide"]["core_files"]:
+        (folder / name).write_bytes(b"core " + name.encode())
+    entries = {}
+    for name in packages:
+        wheel = make_wheel(folder, name, "1.0", [], [f"{name}/__init__.py"])
+        file_name, data = wheel.name, wheel.read_bytes()
+        if name == tamper:
+            with zipfile.ZipFile(wheel, "a") as z:
+                z.writestr(f"{name}/extra.py", "y = 2\n")
+        entries[name] = {"name": name, "version": "1.0", "file_name": file_name,
+                         "sha256": hashlib.sha256(data).hexdigest(), "depends": [],
+                         "imports": [name], "install_dir": "site", "package_type": "package",
+                         "unvendored_tests": False}
+    info = {"version": CFG["pyodide"]["version"], "python": "3.12.7", "arch": "wasm32",
+            "platform": "emscripten_3_1_58", "abi_version": "2024_0"}
+    (folder / "pyodide-lock.json").write_text(json.dumps({"info": info, "packages": entries}))
+    return folder
+
+
+def tiny_config(roots: list[str]) -> dict:
+    return {**CFG, "packages": {"course": roots, "kernel": []}}
+
+
+def test_pyodide_src_release_is_trimmed_and_checked(tmp_path, monkeypatch):
+    src = fake_release(tmp_path / "release", ["numpy", "scipy"])
+    monkeypatch.setenv("PYODIDE_SRC", str(src))
+    summary = pyodide_dist.assemble(tmp_path / "out", tiny_config(["numpy"]))
+    assert summary["packages"] == ["numpy"]
+    shipped = sorted(p.name for p in (tmp_path / "out").iterdir() if p.is_file())
+    assert "numpy-1.0-py3-none-any.whl" in shipped and "scipy-1.0-py3-none-any.whl" not in shipped
+    lock_data = json.loads((tmp_path / "out" / "pyodide-lock.json").read_text())
+    assert list(lock_data["packages"]) == ["numpy"]
+    assert (tmp_path / "out" / "licenses" / "Pyodide-MPL-2.0.txt").read_text().startswith(
+        "Mozilla Public License Version 2.0")
+
+
+def test_a_wheel_that_differs_from_the_lock_fails_the_build(tmp_path, monkeypatch):
+    src = fake_release(tmp_path / "release", ["numpy"], tamper="numpy")
+    monkeypatch.setenv("PYODIDE_SRC", str(src))
+    with pytest.raises(BuildError, match="sha256"):
+        pyodide_dist.assemble(tmp_path / "out", tiny_config(["numpy"]))
+
+
+def test_a_release_of_another_version_is_refused(tmp_path, monkeypatch):
+    src = fake_release(tmp_path / "release", ["numpy"])
+    lock_path = src / "pyodide-lock.json"
+    lock_data = json.loads(lock_path.read_text())
+    lock_data["info"]["version"] = "0.26.4"
+    lock_path.write_text(json.dumps(lock_data))
+    monkeypatch.setenv("PYODIDE_SRC", str(src))
+    with pytest.raises(BuildError, match="0.26.4"):
+        pyodide_dist.assemble(tmp_path / "out", tiny_config(["numpy"]))
+
+
+def test_closure_follows_dependencies_and_rejects_unknown_packages():
+    lock_data = {"info": {"version": "x"}, "packages": {
+        "a": {"depends": ["B_c"]}, "b-c": {"depends": []}, "d": {"depends": []}}}
+    assert pyodide_dist.closure(lock_data, ["a"]) == ["a", "b-c"]
+    with pytest.raises(BuildError, match="nope"):
+        pyodide_dist.closure(lock_data, ["nope"])
+
+
+def test_lock_entry_reads_imports_dependencies_and_extras(tmp_path):
+    wheel = make_wheel(tmp_path, "demo_pkg", "0.1.0",
+                       ["numpy>=1.24", "matplotlib>=3.8; extra == 'plot'", "pytest; extra == 'test'",
+                        "tomli; python_version < '3.11'"],
+                       ["demo_pkg/__init__.py", "demo_helper.py"])
+    entry = lock.wheel_entry(wheel, extras=("plot",), also=("ipywidgets",))
+    assert entry["name"] == "demo-pkg" and entry["version"] == "0.1.0"
+    assert entry["imports"] == ["demo_helper", "demo_pkg"]
+    assert entry["depends"] == ["ipywidgets", "matplotlib", "numpy"]   # not pytest, not tomli
+    assert entry["sha256"] == fetch.sha256_of(wheel)
+
+
+def test_registering_a_wheel_with_a_dependency_missing_from_the_lock_fails(tmp_path):
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "pyodide-lock.json").write_text(json.dumps({"info": {}, "packages": {}}))
+    wheel = make_wheel(tmp_path, "lonely", "1.0", ["not-in-the-lock"], ["lonely.py"])
+    with pytest.raises(BuildError, match="not-in-the-lock"):
+        lock.register(tmp_path / "dist", [(wheel, {})])
+
+
+def test_npm_integrity_check(tmp_path):
+    blob = tmp_path / "x.tgz"
+    blob.write_bytes(b"hello")
+    good = "sha512-" + __import__("base64").b64encode(hashlib.sha512(b"hello").digest()).decode()
+    assert fetch._matches_sri(blob, good)
+    assert not fetch._matches_sri(blob, good[:-4] + "AAA=")
+
+
+# build: the lab as a browser gets it --------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """The lab built from notebooks/ into a temp build folder (Pyodide from the cache/registries)."""
+    build = tmp_path_factory.mktemp("labbuild")
+    return build_lab.build_lab(build, ROOT / "notebooks")
+
+
+def official_npm_files() -> dict[str, bytes]:
+    tarball = fetch.npm_tarball(CFG["pyodide"]["npm_tarball"], CFG["pyodide"]["npm_integrity"])
+    with tarfile.open(tarball) as tar:
+        return {m.name.removeprefix("package/"): tar.extractfile(m).read()
+                for m in tar.getmembers() if m.isfile()}
+
+
+@pytest.mark.build
+def test_lab_has_the_expected_files(lab):
+    for rel in ["index.html", "notebooks/index.html", "jupyter-lite.json", "specdec-lab.js",
+                "specdec-boot.json", "files/lesson1.ipynb",
+                "static/pyodide/pyodide.js", "static/pyodide/pyodide.asm.js",
+                "static/pyodide/pyodide.asm.wasm", "static/pyodide/python_stdlib.zip",
+                "static/pyodide/pyodide-lock.json", "static/pyodide/licenses/README.txt",
+                "static/pyodide/licenses/Pyodide-MPL-2.0.txt",
+                "static/pyodide/licenses/CPython-PSF-LICENSE.txt",
+                "extensions/@jupyter-widgets/jupyterlab-manager/package.json",
+                "extensions/@jupyterlite/pyodide-kernel-extension/package.json"]:
+        assert (lab / rel).is_file(), rel
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        assert (lab / "files" / nb.name).read_bytes() == nb.read_bytes()
+    page = (lab / "notebooks" / "index.html").read_text()
+    assert page.index('src="../specdec-lab.js"') < page.index("config-utils.js")
+
+
+@pytest.mark.build
+def test_lab_config_is_offline_memory_backed_and_exposes_the_app(lab):
+    config = json.loads((lab / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    assert config["exposeAppInBrowser"] is True
+    assert config["enableMemoryStorage"] is True
+    for key in ["contentsStorageDrivers", "settingsStorageDrivers", "workspacesStorageDrivers"]:
+        assert config[key] == ["memoryStorageDriver"], key
+    kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.js"
+    assert kernel["disablePyPIFallback"] is True
+    assert all(url.startswith("./") for url in kernel["pipliteUrls"])
+    lock_data = json.loads((lab / "static/pyodide/pyodide-lock.json").read_text())
+    pyodide_dist.closure(lock_data, kernel["loadPyodideOptions"]["packages"])   # all in the lock
+
+
+@pytest.mark.build
+def test_every_pyodide_file_matches_the_official_release(lab):
+    official = official_npm_files()
+    official_lock = json.loads(official["pyodide-lock.json"])
+    by_file = {e["file_name"]: e for e in official_lock["packages"].values()}
+    ours = json.loads((lab / "static/pyodide/pyodide-lock.json").read_text())
+    our_files = {e["file_name"]: e for e in ours["packages"].values()}
+    pinned = {line.split()[0].split("==")[0].lower().replace("_", "-"): line.split()[1]
+              for line in CFG["lock"]["pypi"]}
+    pyodide = lab / "static" / "pyodide"
+    for name in CFG["pyodide"]["core_files"]:
+        assert (pyodide / name).read_bytes() == official[name], name
+    checked = 0
+    for path in sorted(pyodide.iterdir()):
+        if path.is_dir() or path.name in CFG["pyodide"]["core_files"] or path.name == "pyodide-lock.json":
+            continue
+        digest = fetch.sha256_of(path)
+        if path.name in by_file:               # one of Pyodide's own packages
+            assert digest == by_file[path.name]["sha256"], path.name
+            assert our_files[path.name]["sha256"] == digest
+            checked += 1
+        else:                                   # a wheel we registered: the lock says its digest
+            entry = our_files[path.name]
+            assert digest == entry["sha256"], path.name
+            if entry["name"] in pinned:
+                assert digest == pinned[entry["name"]], path.name
+    assert checked >= 25
+    # nothing of the official lock is shipped under a different digest or left dangling
+    for entry in ours["packages"].values():
+        assert (pyodide / entry["file_name"]).is_file(), entry["file_name"]
+        if entry["file_name"] in by_file:
+            assert entry == by_file[entry["file_name"]]
+
+
+@pytest.mark.build
+def test_lock_lets_a_plain_import_load_the_course(lab):
+    packages = json.loads((lab / "static/pyodide/pyodide-lock.json").read_text())["packages"]
+    names = {pyodide_dist.normalize(k): v for k, v in packages.items()}
+    assert names["specdec-lab"]["imports"] == ["specdec_lab"]
+    assert {"numpy", "matplotlib", "ipywidgets"} <= set(names["specdec-lab"]["depends"])
+    with zipfile.ZipFile(lab / "static/pyodide" / names["specdec-lab"]["file_name"]) as wheel:
+        assert "specdec_lab/__init__.py" in wheel.namelist()
+        assert any(n.startswith("specdec_lab/fonts/") and n.endswith(".otf") for n in wheel.namelist())
+    for name, version in [("comm", "0.2.3"), ("ipywidgets", "8.1.9"), ("jupyterlab-widgets", "3.0.17"),
+                          ("widgetsnbextension", "4.0.16"), ("pyodide-kernel", "0.6.1")]:
+        assert names[name]["version"] == version, name
+    for name, entry in names.items():   # every dependency resolves inside the lock
+        assert {pyodide_dist.normalize(d) for d in entry["depends"]} <= set(names), name
+    # what the course does not use is not shipped
+    assert not {"scipy", "pandas", "pyarrow", "scikit-learn"} & set(names)
+
+
+CSS_EXTERNAL = re.compile(r"""(?:url\(\s*["']?|@import\s+["'])\s*(?:https?:)?//""", re.IGNORECASE)
+ABSOLUTE = re.compile(r"^\s*(?:https?:)?//", re.IGNORECASE)
+
+
+class LoadedUrls(HTMLParser):
+    """The URLs an HTML page makes the browser load by itself (not the links one may follow)."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag in ("script", "img", "iframe", "source", "audio", "video", "embed", "track", "input"):
+            self.urls.append(attrs.get("src") or "")
+        elif tag == "link":
+            self.urls.append(attrs.get("href") or "")
+        elif tag == "object":
+            self.urls.append(attrs.get("data") or "")
+
+
+CDN_HOSTS = re.compile(r"https?://(cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.cloudflare\.com|"
+                       r"fonts\.googleapis\.com|fonts\.gstatic\.com|www\.googletagmanager\.com|"
+                       r"www\.google-analytics\.com|cdn\.plot\.ly|pypi\.org|files\.pythonhosted\.org)")
+# JavaScript constants naming a CDN that this build's configuration overrides: the Pyodide kernel's
+# fallback when no pyodideUrl is set (ours is ./static/pyodide/pyodide.js) and PyPI for %pip
+# (disablePyPIFallback is on). The browser test asserts that no request leaves 127.0.0.1.
+KNOWN_UNUSED = {"cdn.jsdelivr.net", "pypi.org", "files.pythonhosted.org"}
+
+
+def scan_for_external_loads(root: Path) -> tuple[list[str], set[str]]:
+    """(HTML/CSS/JSON places that make the browser load another origin, CDN hosts named in JS)."""
+    loads, js_hosts = [], set()
+    for path in root.rglob("*"):
+        if not path.is_file() or path.stat().st_size > 20_000_000:
+            continue
+        rel = path.relative_to(root).as_posix()
+        if path.suffix in (".html", ".htm"):
+            parser = LoadedUrls()
+            parser.feed(path.read_text(errors="replace"))
+            loads += [f"{rel}: {url}" for url in parser.urls if ABSOLUTE.match(url)]
+        elif path.suffix == ".css":
+            loads += [f"{rel}: {m.group(0)}" for m in CSS_EXTERNAL.finditer(path.read_text(errors="replace"))]
+        elif path.name in ("jupyter-lite.json", "specdec-boot.json", "pyodide-lock.json") or \
+                rel.endswith("/pypi/all.json"):   # the configs that name what the browser fetches
+            loads += [f"{rel}: {u}" for u in re.findall(r'"(https?://[^"]+)"', path.read_text())]
+        elif path.suffix in (".js", ".mjs"):
+            js_hosts |= {m.group(1) for m in CDN_HOSTS.finditer(path.read_text(errors="replace"))}
+    return loads, js_hosts
+
+
+@pytest.mark.build
+def test_nothing_in_the_lab_loads_from_another_origin(lab):
+    loads, js_hosts = scan_for_external_loads(lab)
+    assert loads == []
+    assert js_hosts <= KNOWN_UNUSED, js_hosts - KNOWN_UNUSED
+
+
+def test_the_external_url_scan_can_fail(tmp_path):
+    (tmp_path / "a.html").write_text('<script src="https://cdn.jsdelivr.net/x.js"></script>'
+                                     '<a href="https://example.org/">ok: a link</a>'
+                                     '<link rel="stylesheet" href="https://fonts.googleapis.com/css">')
+    (tmp_path / "b.css").write_text("@import 'https://fonts.googleapis.com/css2';")
+    (tmp_path / "c.js").write_text("fetch('https://unpkg.com/x')")
+    loads, js_hosts = scan_for_external_loads(tmp_path)
+    assert len(loads) == 3 and js_hosts == {"unpkg.com"}
+
+
+@pytest.mark.build
+def test_site_size_is_reported(lab, request):
+    def mb(path: Path) -> float:
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6
+    total, pyodide = mb(lab), mb(lab / "static" / "pyodide")
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter:
+        reporter.write_line(f"\n實驗場大小：{total:.1f} MB，其中 Pyodide {pyodide:.1f} MB")
+    assert 10 < pyodide < total < 120
