@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from specdec_lab.chisquare import chi2_sf, goodness_of_fit
+from specdec_lab.chisquare import chi2_sf, goodness_of_fit, p_text
 
 
 @pytest.mark.parametrize("dof", [1, 2, 3, 4, 7, 10, 31, 100, 301])
@@ -53,3 +53,15 @@ def test_bad_input(args, message):
 def test_chi2_sf_bad_input(x, dof):
     with pytest.raises(ValueError):
         chi2_sf(x, dof)
+
+
+@pytest.mark.parametrize("p, text", [(0.5123, "p = 0.51"), (1.34e-48, "p = 1.3e-48"), (0.0, "p < 1e-300"),
+                                     (2e-301, "p < 1e-300"), (1.0, "p = 1")])
+def test_p_values_print_without_claiming_zero(p, text):
+    assert p_text(p) == text
+
+
+def test_an_underflowing_p_value_is_below_the_printed_bound():
+    """p_text says "< 1e-300" for 0.0; scipy's log survival function confirms the bound."""
+    x, dof = 21235.8, 121
+    assert chi2_sf(x, dof) == 0.0 and stats.chi2.logsf(x, dof) < np.log(1e-300)

@@ -46,6 +46,12 @@ def chi2_sf(x: float, dof: int) -> float:
     return float(min(1.0, head + math.exp(_logsumexp(terms) - half)))
 
 
+def p_text(p: float) -> str:
+    """A p-value as the course prints it: "p = 0.51", "p = 1.3e-48", or "p < 1e-300" when the
+    float underflowed (``chi2_sf`` works in log space, so 0.0 means below ~1e-323)."""
+    return "p < 1e-300" if p < 1e-300 else f"p = {p:.2g}"
+
+
 def _logsumexp(values: list[float]) -> float:
     top = max(values)
     return top + math.log(sum(math.exp(v - top) for v in values))
@@ -63,7 +69,7 @@ class ChiSquareResult:
     labels: list  # what each cell holds; the pooled cell is labelled "其他"
 
     def __str__(self) -> str:
-        return f"χ² = {self.statistic:.2f}，自由度 {self.dof}，p = {self.p_value:.3g}"
+        return f"χ² = {self.statistic:.2f}，自由度 {self.dof}，{p_text(self.p_value)}"
 
 
 def goodness_of_fit(observed, probabilities, labels=None, min_expected=MIN_EXPECTED) -> ChiSquareResult:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate as check
-from .chisquare import MIN_EXPECTED, ChiSquareResult, chi2_sf, goodness_of_fit
+from .chisquare import MIN_EXPECTED, ChiSquareResult, chi2_sf, goodness_of_fit, p_text
 from .verification import RoundResult, VerifyStep, verify_greedy, verify_sampling
 
 __all__ = [
@@ -282,7 +282,7 @@ class TransitionTest:
 
     def __str__(self) -> str:
         return (f"{len(self.per_context)} 個上下文、{self.tokens} 個字：χ² = {self.statistic:.1f}，"
-                f"自由度 {self.dof}，p = {self.p_value:.3g}")
+                f"自由度 {self.dof}，{p_text(self.p_value)}")
 
 
 def transition_test(target, runs, *, temperature=1.0, contexts=None, min_visits=20) -> TransitionTest:

@@ -416,6 +416,8 @@ def explore_serving(alpha: float = 0.8, k: int = 5, draft_cost: float = 0.05,
 def transition_figure(test, index: int = 0) -> Figure:
     """One context of a ``specdec_lab.lossless.transition_test``: how often each next character
     came out (bars) against how often the target's exact probabilities say it should (◇)."""
+    from .chisquare import p_text
+
     context, visits, result = test.per_context[index]
     order = np.argsort(-result.expected)
     labels = [str(result.labels[i]) if result.labels[i] != "\n" else "↵" for i in order]
@@ -427,7 +429,7 @@ def transition_figure(test, index: int = 0) -> Figure:
                 markeredgecolor=BLACK, label="大模型機率 × 次數")
         ax.set_xticks(x, labels)
         ax.set_ylabel("次數")
-        ax.set_title(f"「{context}」後面接什麼字？（{visits} 次，p = {result.p_value:.2g}）")
+        ax.set_title(f"「{context}」後面接什麼字？（{visits} 次，{p_text(result.p_value)}）")
         ax.legend(loc="upper right")
     return fig
 

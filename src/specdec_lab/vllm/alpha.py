@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import _validate as check
-from ..chisquare import chi2_sf
+from ..chisquare import chi2_sf, p_text
 from ..closed_form import expected_tokens, speedup
 from ..positional import positional_speedups
 from .stats import SpecDecodeStats
@@ -66,7 +66,7 @@ class AlphaEstimate:
         lines = [
             f"α（第 1 個位置的接受率）= {self.alpha:.3f} ± {self.alpha_se:.3f}",
             f"各位置的條件接受率（前面都中的前提下）：{rates}",
-            f"i.i.d. 檢定：χ² = {self.chi2:.2f}，自由度 {self.dof}，p = {self.p_value:.3g} → "
+            f"i.i.d. 檢定：χ² = {self.chi2:.2f}，自由度 {self.dof}，{p_text(self.p_value)} → "
             + ("看起來每個位置一樣（可用公式 1）" if self.looks_iid else "各位置明顯不同（改用位置相依公式）"),
             f"實測平均每輪產出 E = {self.mean_acceptance_length:.3f}；公式 1 在 α、k = {k} 下給 {self.iid_expected_tokens:.3f}",
             f"vLLM 印的 draft acceptance rate = {self.draft_acceptance_rate:.3f} = (E − 1)/k，不是 α",
