@@ -9,7 +9,8 @@ from collections import Counter, defaultdict
 import numpy as np
 import pytest
 
-from specdec_lab import expected_tokens
+from specdec_lab import expected_tokens, verify_sampling
+from specdec_lab import lossless_experiments as lx
 from specdec_lab.corpus import CORPUS
 from specdec_lab.lossless import (
     ModelDrafter,
@@ -21,20 +22,12 @@ from specdec_lab.lossless import (
     verify_accept_if_draft_confident,
     verify_resample_from_target,
 )
-from specdec_lab.ngram_lm import JUNK, CharNgramLM, CopyingLM, DilutedDraft, Vocabulary, course_models
+from specdec_lab.ngram_lm import JUNK, CharNgramLM, CopyingLM, DilutedDraft, Vocabulary
+from support.lossless_runs import correct_sampling, greedy, lookup_table, models, sampling
 
-TARGET, DRAFT = course_models()
-LINES = [line for line in CORPUS.splitlines() if line]
-TEMPERATURE = 0.6
-
-
-def greedy_prompts():
-    """Every 4-character window starting a clause of the corpus: > 100 distinct prompts."""
-    prompts = []
-    for line in LINES:
-        for start in range(0, len(line) - 4, 7):
-            prompts.append(line[start:start + 4])
-    return sorted(set(prompts))
+TARGET, DRAFT = models()
+LINES = lx.corpus_lines()
+TEMPERATURE = lx.TEMPERATURE
 
 
 # --- the models -------------------------------------------------------------------------------
@@ -109,15 +102,17 @@ def test_round_moments_match_the_enumerated_distribution(ratios):
 # --- (a) greedy: byte-identical --------------------------------------------------------------
 
 
+def test_greedy_prompts_are_many_distinct_corpus_windows():
+    prompts = lx.greedy_prompts()
+    assert len(prompts) >= 100 and len(set(prompts)) == len(prompts)
+    assert all(len(p) == 4 and p in CORPUS for p in prompts)
+
+
 @pytest.mark.parametrize("k", [1, 4, 8])
 def test_greedy_speculative_output_is_the_targets_own_greedy_output(k):
-    prompts = greedy_prompts()
-    assert len(prompts) >= 100
-    identical = 0
-    for prompt in prompts:
-        run = speculative_decode(TARGET, DRAFT, prompt, 60, k, greedy=True)
-        identical += run.text == TARGET.vocab.decode(target_decode(TARGET, prompt, 60))
-    assert identical == len(prompts)
+    check = greedy(k)
+    assert check.prompts == len(lx.greedy_prompts()) and check.n_tokens == 60
+    assert check.identical == check.prompts
 
 
 def test_greedy_with_prompt_lookup_and_a_copying_target_is_identical_too():
@@ -132,16 +127,8 @@ def test_greedy_with_prompt_lookup_and_a_copying_target_is_identical_too():
 # --- (b) sampling: the target's distribution, and two broken verifiers -------------------------
 
 
-def sampled_runs(verify=None, seed0=0, repeats=3, n_tokens=300):
-    kwargs = {} if verify is None else {"verify": verify}
-    return [
-        speculative_decode(TARGET, DRAFT, line[:5], n_tokens, 4, temperature=TEMPERATURE, seed=seed0 + i, **kwargs)
-        for i, line in enumerate(LINES * repeats)
-    ]
-
-
 def test_sampled_tokens_follow_the_targets_exact_probabilities():
-    test = transition_test(TARGET, sampled_runs(), temperature=TEMPERATURE)
+    test = correct_sampling().test
     assert test.tokens > 3000 and len(test.per_context) > 50
     assert test.p_value > 1e-3
 
@@ -153,14 +140,15 @@ def test_the_test_itself_accepts_the_target_sampling_alone():
     assert transition_test(TARGET, runs, temperature=TEMPERATURE).p_value > 1e-3
 
 
-@pytest.mark.parametrize(
-    "verify, repeats",
-    # forgetting the residual is the subtler mistake: its bias needs more text to show
-    [(verify_accept_if_draft_confident, 3), (verify_resample_from_target, 6)],
-)
-def test_broken_verifiers_are_visibly_biased(verify, repeats):
-    test = transition_test(TARGET, sampled_runs(verify, repeats=repeats), temperature=TEMPERATURE)
-    assert test.p_value < 1e-6
+def test_the_lab_uses_the_correct_verifier_first_and_both_broken_ones():
+    verifiers = [verify for verify, _ in lx.VERIFIERS.values()]
+    assert verifiers == [verify_sampling, verify_accept_if_draft_confident, verify_resample_from_target]
+
+
+@pytest.mark.parametrize("name", list(lx.VERIFIERS)[1:])
+def test_broken_verifiers_are_visibly_biased(name):
+    # forgetting the residual is the subtler mistake: the lab gives it twice the text
+    assert sampling(name).test.p_value < 1e-6
 
 
 # --- (c) measured α and tokens per round vs the closed form -----------------------------------
@@ -168,9 +156,7 @@ def test_broken_verifiers_are_visibly_biased(verify, repeats):
 
 @pytest.mark.parametrize("alpha, k", [(0.3, 3), (0.7, 4), (0.9, 6)])
 def test_diluted_draft_has_iid_acceptance_and_matches_eq1(alpha, k):
-    draft = DilutedDraft(TARGET, alpha)
-    runs = [speculative_decode(TARGET, draft, line[:5], 400, k, temperature=TEMPERATURE, seed=i)
-            for i, line in enumerate(LINES)]
+    runs = lx.sampled_runs(TARGET, DilutedDraft(TARGET, alpha), k=k, n_tokens=400, repeats=1)
     accepted = sum(r.accepted.sum() for r in runs)
     trials = sum(r.acceptance_trials for r in runs)
     assert abs(accepted / trials - alpha) < 5 * math.sqrt(alpha * (1 - alpha) / trials)
@@ -184,7 +170,7 @@ def test_diluted_draft_has_iid_acceptance_and_matches_eq1(alpha, k):
 def test_tokens_per_round_match_the_exact_acceptance_probabilities():
     """Each round accepts position i with probability min(1, p/q) if all earlier were accepted:
     the total over all rounds must match the sum of those exact expectations within 5σ."""
-    runs = sampled_runs(repeats=2)
+    runs = correct_sampling().runs
     emitted = np.concatenate([r.emitted[:-1] for r in runs])
     expected = np.concatenate([r.expected[:-1] for r in runs])
     variance = np.concatenate([r.variance[:-1] for r in runs])
@@ -192,7 +178,7 @@ def test_tokens_per_round_match_the_exact_acceptance_probabilities():
 
 
 def test_broken_verifier_fails_the_acceptance_check():
-    runs = sampled_runs(verify_accept_if_draft_confident, repeats=2)
+    runs = sampling("錯誤：q ≥ p 就收").runs
     emitted = np.concatenate([r.emitted[:-1] for r in runs])
     expected = np.concatenate([r.expected[:-1] for r in runs])
     variance = np.concatenate([r.variance[:-1] for r in runs])
@@ -202,25 +188,22 @@ def test_broken_verifier_fails_the_acceptance_check():
 # --- prompt lookup: rewriting vs open generation ---------------------------------------------------
 
 
-def lookup_runs(task):
-    copier = CopyingLM(TARGET)
-    lookup = PromptLookupDrafter(len(TARGET.vocab))
-    runs = []
-    for i, line in enumerate(LINES * 3):
-        prompt = line + "\n" + line[:4] if task == "rewrite" else line[:4]
-        runs.append(speculative_decode(copier, lookup, prompt, len(line) - 4, 4, temperature=TEMPERATURE, seed=i))
-    return runs
-
-
 def test_prompt_lookup_pays_off_when_the_output_copies_the_prompt():
-    stats = {}
-    for task in ("rewrite", "open"):
-        emitted = np.concatenate([r.emitted for r in lookup_runs(task)])
-        proposed = np.concatenate([r.drafted for r in lookup_runs(task)]) > 0
-        stats[task] = (emitted.mean(), emitted.std() / math.sqrt(emitted.size), proposed.mean())
-    (rewrite, se_r, prop_r), (open_, se_o, prop_o) = stats["rewrite"], stats["open"]
-    assert rewrite - open_ > 5 * math.hypot(se_r, se_o)
-    assert prop_r > 3 * prop_o
+    rewrite, open_ = lookup_table()
+    assert (rewrite.task, open_.task) == ("改寫", "自由發揮")
+    assert rewrite.tokens_per_round - open_.tokens_per_round > 5 * math.hypot(rewrite.std_error, open_.std_error)
+    assert rewrite.proposed > 3 * open_.proposed
+
+
+def test_acceptance_summary_counts_judged_tokens():
+    """α = accepted ÷ (accepted + first rejections), recomputed from the rounds by hand."""
+    runs = correct_sampling().runs
+    s = lx.acceptance_summary(runs)
+    accepted = sum(int(a) for r in runs for a in r.accepted)
+    judged = sum(int(a) + (a < d) for r in runs for a, d in zip(r.accepted, r.drafted))
+    assert s.alpha == accepted / judged and s.formula_alpha == s.alpha
+    assert s.closed_form == pytest.approx(float(expected_tokens(s.alpha, 4)))
+    assert s.rounds == sum(r.rounds - 1 for r in runs)
 
 
 # --- bad input ---------------------------------------------------------------------------------
@@ -240,6 +223,8 @@ def test_prompt_lookup_pays_off_when_the_output_copies_the_prompt():
         (lambda: CopyingLM(TARGET, copy_weight=-0.1), "copy_weight"),
         (lambda: PromptLookupDrafter(10, min_n=3, max_n=2), "min_n"),
         (lambda: transition_test(TARGET, [([1, 2, 3], [4])]), "min_visits"),
+        (lambda: lx.sampling_check(TARGET, DRAFT, "正確"), "name"),
+        (lambda: lx.acceptance_summary([]), "runs"),
     ],
 )
 def test_bad_input(call, message):
