@@ -1,7 +1,9 @@
-"""Example inputs for the "your GPU" notebook, in vLLM's formats, so it runs before you have your own.
+"""Example inputs for the "your GPU" notebook, so it runs before you have numbers of your own.
 
-Synthetic (simulated with tests/fixtures/vllm/make_fixtures.py, no GPU involved): replace them
-with your server's /metrics text and your own ``vllm bench serve --save-result`` files.
+The vLLM texts are in vLLM's formats but synthetic (simulated with
+tests/fixtures/vllm/make_fixtures.py, no GPU involved): replace them with your server's /metrics
+text and your own ``vllm bench serve --save-result`` files. The acceptance profiles at the end are
+made up to illustrate a shape, not measured.
 """
 
 EXAMPLE_METRICS = """\
@@ -48,3 +50,17 @@ EXAMPLE_BENCH_RESULTS = [
     {'label': 'spec-on', 'max_concurrency': 128, 'completed': 1024, 'failed': 0, 'output_throughput': 2812.845, 'mean_ttft_ms': 530.218, 'mean_tpot_ms': 43.605, 'spec_decode_acceptance_rate': 57.76319769685717, 'spec_decode_acceptance_length': 2.7328959309057153, 'spec_decode_num_drafts': 95869, 'spec_decode_draft_tokens': 287607, 'spec_decode_accepted_tokens': 166131, 'spec_decode_per_position_acceptance_rates': [0.7502529493371163, 0.5622672605326018, 0.420375721035997]},
 ]
 """``vllm bench serve --save-result`` results (the fields the course reads), speculation on and off."""
+
+EXAMPLE_TAIL_COLLAPSE = [0.92, 0.9, 0.88, 0.85, 0.6, 0.3, 0.15, 0.1, 0.08, 0.06, 0.05, 0.05]
+"""Conditional acceptance per position of a drafter that writes a whole block at once: sure at
+first, collapsing from position 5 on (made up, shaped like what block drafters report)."""
+
+EXAMPLE_TREE_ACCURACY = [
+    [0.62, 0.14, 0.06, 0.03],
+    [0.55, 0.13, 0.05, 0.03],
+    [0.48, 0.12, 0.05, 0.02],
+    [0.40, 0.10, 0.04, 0.02],
+]
+"""``EXAMPLE_TREE_ACCURACY[d][r]``: the chance that the draft's rank-(r+1) candidate for position
+d+1 is the target's token, given the path before it is right (made up; Medusa §2.3.3 measures
+these per head on a calibration set). For ``specdec_lab.positional``."""
