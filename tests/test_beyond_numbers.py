@@ -82,9 +82,9 @@ def superscript(n: int) -> str:
 
 
 def lesson_p(p: float) -> str:
-    """A p-value as the lesson's tables print it: 0.51, 1.3 × 10⁻⁴⁸, 小於 10⁻³⁰⁰."""
+    """A p-value as the lesson's tables print it: 0.51, 1.3 × 10⁻⁴⁸, < 10⁻³⁰⁰."""
     if p < 1e-300:
-        return "小於 10⁻³⁰⁰"
+        return "< 10⁻³⁰⁰"
     if p >= 0.01:
         return f"{p:.2f}"
     mantissa, exponent = f"{p:.1e}".split("e")
@@ -135,12 +135,15 @@ def test_b_sampling_setup():
 
 
 def test_b_chi_square_table():
-    rows = table(LOSSLESS, "| 驗證規則 |")
-    assert len(rows) == len(lx.VERIFIERS)
-    for row, name in zip(rows, lx.VERIFIERS):
+    rows = table(LOSSLESS, "| 驗證規則（檢定字數） |")
+    labels = ["正確", "錯誤：q ≥ p 就收", "錯誤：被拒後從 p 重抽"]
+    assert len(rows) == len(lx.VERIFIERS) == len(labels)
+    for row, name, label in zip(rows, lx.VERIFIERS, labels):
+        assert name.startswith(label), "the rows follow VERIFIERS"
         test = sampling(name).test
-        expected = [row[0], f"{test.tokens:,}", f"{lesson_chi2(test.statistic)} / {test.dof}", lesson_p(test.p_value)]
-        assert row == expected, f"χ² table, {name}: lesson {row[1:]}, package {expected[1:]}"
+        expected = [f"{label}（{test.tokens:,} 字）", f"{lesson_chi2(test.statistic)} / {test.dof}",
+                    lesson_p(test.p_value)]
+        assert row == expected, f"χ² table, {name}: lesson {row}, package {expected}"
     assert correct_sampling().test.p_value > 0.05  # "一個平凡的 p 值"
     out = stored_outputs("lossless.ipynb")
     for name in lx.VERIFIERS:
@@ -148,16 +151,17 @@ def test_b_chi_square_table():
 
 
 def test_c_alpha_table():
-    rows = table(LOSSLESS, "| 草稿 |")
+    rows = table(LOSSLESS, "| 草稿（量到的 α） |")
     assert len(rows) == 3
     summaries = {"2-gram": lx.acceptance_summary(correct_sampling().runs)}
     for row in rows[1:]:
-        alpha = float(re.fullmatch(r"稀釋版，α 設為 ([0-9.]+)", row[0])[1])
-        summaries[row[0]] = lx.acceptance_summary(diluted_runs(alpha), formula_alpha=alpha)
+        label = re.fullmatch(r"(稀釋版，α 設為 ([0-9.]+))（[0-9.]+）", row[0])
+        alpha = float(label[2])
+        summaries[label[1]] = lx.acceptance_summary(diluted_runs(alpha), formula_alpha=alpha)
     out = stored_outputs("lossless.ipynb")
-    for row, s in zip(rows, summaries.values()):
-        expected = [row[0], f"{s.alpha:.3f}", f"{s.tokens_per_round:.3f} ± {s.std_error:.3f}", f"{s.closed_form:.3f}"]
-        assert row == expected, f"α table, {row[0]}: lesson {row[1:]}, package {expected[1:]}"
+    for row, (label, s) in zip(rows, summaries.items()):
+        expected = [f"{label}（{s.alpha:.3f}）", f"{s.tokens_per_round:.3f} ± {s.std_error:.3f}", f"{s.closed_form:.3f}"]
+        assert row == expected, f"α table, {label}: lesson {row}, package {expected}"
         assert s.k == lx.K
         says(str(s), out, "lossless.ipynb")
         # "離公式值都不到一個標準誤" (diluted) and "也和公式很接近" (2-gram)
@@ -165,13 +169,15 @@ def test_c_alpha_table():
 
 
 def test_d_prompt_lookup_table():
-    rows = table(LOSSLESS, "| 任務 |")
     table_rows = lookup_table()
-    assert len(rows) == len(table_rows)
-    for row, r in zip(rows, table_rows):
-        assert row[0].startswith(r.task)
-        expected = [row[0], f"{r.proposed:.1%}", f"{r.first_accepted:.2f}", f"{r.tokens_per_round:.2f}"]
-        assert row == expected, f"prompt lookup table, {r.task}: lesson {row[1:]}, package {expected[1:]}"
+    assert LOSSLESS.count("| | " + " | ".join(r.task for r in table_rows) + " |") == 1, "tasks are the columns"
+    rows = table(LOSSLESS, "| | " + table_rows[0].task)
+    expected = [
+        ["有猜的輪", *(f"{r.proposed:.1%}" for r in table_rows)],
+        ["第 1 格接受率", *(f"{r.first_accepted:.2f}" for r in table_rows)],
+        ["每輪前進", *(f"{r.tokens_per_round:.2f}" for r in table_rows)],
+    ]
+    assert rows == expected, f"prompt lookup table: lesson {rows}, package {expected}"
     rewrite = table_rows[0]
     assert 0.4 < rewrite.proposed < 0.5  # "將近一半的輪"
     assert round(rewrite.first_accepted, 1) == 0.9  # "約九成第一格就中"
@@ -251,16 +257,17 @@ def test_tail_collapse():
 def test_tree_table():
     acc = EXAMPLE_TREE_ACCURACY
     says(f"第 1 格的第 1 名猜中 {acc[0][0]:g}、第 2 名 {acc[0][1]:g}", YOUR_GPU, G)
-    rows = table(YOUR_GPU, "| 草稿的形狀 |")
+    rows = table(YOUR_GPU, "| 形狀 | 每輪產出 |")
     chain_row, *tree_rows = rows
     depth = len(acc)
     chain = expected_tokens_tree(list(range(-1, depth - 1)), [row[0] for row in acc])
-    assert chain_row == [chain_row[0], str(depth), f"{chain:.2f}", f"{(chain - 1) / depth:.3f}"]
+    assert chain_row == [f"鏈，{depth} 個候選", f"{chain:.2f}", f"{(chain - 1) / depth:.3f}"]
+    says("表中的「鏈」每格只送第 1 名，「樹」是同樣候選數裡最划算的樹", YOUR_GPU, G)
     trees = {}
     for row in tree_rows:
-        n = int(row[1])
+        n = int(re.fullmatch(r"樹，(\d+) 個候選", row[0])[1])
         trees[n] = expected_tokens_tree(*tree_from_choices(best_tree(acc, n), acc))
-        assert row == ["最划算的樹", str(n), f"{trees[n]:.2f}", f"{(trees[n] - 1) / n:.3f}"], f"tree table, {n} nodes"
+        assert row == [row[0], f"{trees[n]:.2f}", f"{(trees[n] - 1) / n:.3f}"], f"tree table, {n} nodes"
     # "它把鏈的第 4 格 … 換成第 1 格的第 2 名"
     chain_nodes = [(0,) * d for d in range(1, depth + 1)]
     assert best_tree(acc, depth) == chain_nodes[:-1] + [(1,)]
