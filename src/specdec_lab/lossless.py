@@ -310,7 +310,8 @@ def transition_test(target, runs, *, temperature=1.0, contexts=None, min_visits=
         p = target.probs(list(state), temperature)
         if np.sum(len(toks) * p >= MIN_EXPECTED) < 1:
             continue  # one sure next character: nothing to test here
-        result = goodness_of_fit(np.bincount(toks, minlength=size), p, labels=target.vocab.chars)
+        counts = np.bincount(np.asarray(toks, dtype=np.intp), minlength=size)  # intp: wasm32 in Pyodide
+        result = goodness_of_fit(counts, p, labels=target.vocab.chars)
         per_context.append((target.vocab.decode(state), len(toks), result))
         stat += result.statistic
         dof += result.dof

@@ -63,7 +63,7 @@ class CharNgramLM:
         self.vocab = vocab if vocab is not None else Vocabulary(sorted(set(text)) + [JUNK])
         ids = self.vocab.encode(text)
         size = len(self.vocab)
-        unigram = np.bincount(ids, minlength=size).astype(float)
+        unigram = np.bincount(np.asarray(ids, dtype=np.intp), minlength=size).astype(float)  # intp: wasm32
         self._unigram = unigram / unigram.sum()
         tables: list[dict] = []
         for n in range(2, self.order + 1):
@@ -72,7 +72,7 @@ class CharNgramLM:
                 counts[tuple(ids[i - n + 1:i])][ids[i]] += 1
             table = {}
             for context, followers in counts.items():
-                keys = np.fromiter(followers.keys(), dtype=np.int64)
+                keys = np.fromiter(followers.keys(), dtype=np.intp)
                 values = np.fromiter(followers.values(), dtype=float)
                 total, types = values.sum(), float(len(values))
                 table[context] = (keys, values / (total + types), types / (total + types))

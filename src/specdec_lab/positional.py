@@ -159,7 +159,8 @@ def _tree(parents_name, parents, acceptance_name, acceptance) -> tuple[list[int]
             f"{acceptance_name} 必須每個節點一個接受率：{parents_name} 有 {ids.size} 個節點，"
             f"{acceptance_name} 的形狀是 {acc.shape}"
         )
-    siblings = np.bincount(ids + 1, weights=acc, minlength=ids.size + 1)
+    # bincount casts "safely" to intp, which is 32-bit in Pyodide (wasm32): hand it intp
+    siblings = np.bincount((ids + 1).astype(np.intp), weights=acc, minlength=ids.size + 1)
     over = np.flatnonzero(siblings > 1.0 + _SLACK)
     if over.size:
         p = int(over[0]) - 1
