@@ -21,55 +21,59 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build"
-SITE = BUILD / "site"
-LAB = BUILD / "lab"      # the lab as built; copied into SITE / "lab"
+SITE = BUILD / "site"    # the static site; the lab as built (BUILD / "lab") is copied into SITE / "lab"
 
 sys.path.insert(0, str(ROOT / "site"))
 from lab.build_lab import build_lab  # noqa: E402
 from lab.fetch import BuildError  # noqa: E402
 
 
-def build_lessons() -> bool:
-    """mkdocs build --strict into build/site (MkDocs empties it first). False when there is no
+def build_lessons(site: Path) -> bool:
+    """mkdocs build --strict into `site` (MkDocs empties it first). False when there is no
     mkdocs.yml yet."""
     config = ROOT / "mkdocs.yml"
     if not config.exists():
         print("（還沒有 mkdocs.yml：只建實驗場）", file=sys.stderr)
-        SITE.mkdir(parents=True, exist_ok=True)
+        site.mkdir(parents=True, exist_ok=True)
         return False
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-                    "-f", str(config), "-d", str(SITE)], check=True, cwd=ROOT)
+                    "-f", str(config), "-d", str(site)], check=True, cwd=ROOT, env=env)
     return True
 
 
-def place_lab() -> None:
-    """Copy build/lab to build/site/lab as hard links (fast, and real files for any host)."""
-    target = SITE / "lab"
+def place_lab(lab: Path, site: Path) -> None:
+    """Copy the built lab to site/lab as hard links (fast, and real files for any host)."""
+    target = site / "lab"
     if target.exists():
         shutil.rmtree(target)
-    if not LAB.exists():
-        raise BuildError("build/lab 不存在：先跑 python site/build.py --lab")
+    if not lab.exists():
+        raise BuildError(f"{lab} 不存在：先跑 python site/build.py --lab")
     try:
-        shutil.copytree(LAB, target, copy_function=os.link)
+        shutil.copytree(lab, target, copy_function=os.link)
     except OSError:
-        shutil.copytree(LAB, target)
+        shutil.copytree(lab, target)
 
 
 def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "notebooks") -> None:
+def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "notebooks",
+          build_dir: Path = BUILD) -> Path:
+    """Build into build_dir (the lab in build_dir/lab, the site in build_dir/site); return the site."""
     t0 = time.time()
+    site = build_dir / "site"
     if lab:
-        build_lab(BUILD, notebooks)
+        build_lab(build_dir, notebooks)
     if lessons:
-        build_lessons()
-    place_lab()
-    total = folder_bytes(SITE) / 1e6
-    pyodide = folder_bytes(SITE / "lab" / "static" / "pyodide") / 1e6
-    print(f"build/site：{total:.1f} MB（其中 Pyodide {pyodide:.1f} MB），{time.time() - t0:.1f} 秒",
+        build_lessons(site)
+    place_lab(build_dir / "lab", site)
+    total = folder_bytes(site) / 1e6
+    pyodide = folder_bytes(site / "lab" / "static" / "pyodide") / 1e6
+    print(f"{site}：{total:.1f} MB（其中 Pyodide {pyodide:.1f} MB），{time.time() - t0:.1f} 秒",
           file=sys.stderr)
+    return site
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -108,10 +108,11 @@ def test_closure_follows_dependencies_and_rejects_unknown_packages():
 
 def test_lock_entry_reads_imports_dependencies_and_extras(tmp_path):
     wheel = make_wheel(tmp_path, "demo_pkg", "0.1.0",
-                       ["numpy>=1.24", "matplotlib>=3.8; extra == 'plot'", "pytest; extra == 'test'",
+                       ["numpy>=1.24", "matplotlib>=3.8; extra == 'plot'", "ipywidgets; extra == \"plot\"",
+                        "pytest; extra == 'test'",
                         "tomli; python_version < '3.11'"],
                        ["demo_pkg/__init__.py", "demo_helper.py"])
-    entry = lock.wheel_entry(wheel, extras=("plot",), also=("ipywidgets",))
+    entry = lock.wheel_entry(wheel, extras=("plot",))
     assert entry["name"] == "demo-pkg" and entry["version"] == "0.1.0"
     assert entry["imports"] == ["demo_helper", "demo_pkg"]
     assert entry["depends"] == ["ipywidgets", "matplotlib", "numpy"]   # not pytest, not tomli

@@ -60,9 +60,7 @@ def kernel_wheels(cfg: dict, build: Path) -> list[tuple[Path, dict]]:
     for line in cfg["lock"]["pypi"]:
         requirement, sha256 = line.split()
         wheels.append((fetch.pypi_wheel(requirement, sha256), {}))
-    wheels.append((project_wheel(build / "wheels"),
-                   {"extras": tuple(cfg["lock"]["project_extras"]),
-                    "also": tuple(cfg["lock"]["project_also_depends"])}))
+    wheels.append((project_wheel(build / "wheels"), {"extras": tuple(cfg["lock"]["project_extras"])}))
     return wheels
 
 

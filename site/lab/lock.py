@@ -21,9 +21,9 @@ PYODIDE_MARKERS = dict(default_environment(), python_version="3.12", python_full
                        platform_machine="wasm32", implementation_name="cpython")
 
 
-def wheel_entry(wheel: Path, extras: tuple[str, ...] = (), also: tuple[str, ...] = ()) -> dict:
+def wheel_entry(wheel: Path, extras: tuple[str, ...] = ()) -> dict:
     """The lock entry for a pure-Python wheel: its import names and its runtime dependencies
-    (plus those of the given extras, plus `also`)."""
+    (plus those of the given extras)."""
     name, version = wheel.name.split("-")[:2]
     if not wheel.name.endswith("-none-any.whl"):
         raise BuildError(f"{wheel.name}: 只能登錄純 Python 的 wheel")
@@ -31,7 +31,7 @@ def wheel_entry(wheel: Path, extras: tuple[str, ...] = (), also: tuple[str, ...]
         tops = sorted({n.split("/")[0].removesuffix(".py") for n in z.namelist()
                        if not n.split("/")[0].endswith((".dist-info", ".data"))})
         meta = HeaderParser().parsestr(z.read(f"{name}-{version}.dist-info/METADATA").decode())
-    depends = [normalize(name) for name in also]
+    depends = []
     for line in meta.get_all("Requires-Dist") or []:
         req = Requirement(line)
         wanted = [""] + list(extras)

@@ -16,8 +16,8 @@
   const state = { stage: 'ui', text: '載入筆記本介面…', loaded: 0, total: 0, queued: 0,
                   notebookShown: false, downloaded: false, kernelReady: false };
   let panel = null;   // the NotebookPanel, once JupyterLite shows it
-  let kernelSeen = null;
-  const kernelExists = new Promise((resolve) => { kernelSeen = resolve; });
+  let markReady = null;
+  const pythonReady = new Promise((resolve) => { markReady = resolve; });
   let packageSizes = {};   // lock name -> bytes, to put megabytes on "Loading …" lines
 
   function report(patch) {
@@ -105,22 +105,19 @@
   });
 
   function onApp(theApp) {
+    // A Run pressed before the session has its kernel opens "Select Kernel" (no kernel chosen yet)
+    // or is silently dropped (kernel chosen, still being created); one pressed while Python loads
+    // would clear the stored outputs long before new ones come. So a Run waits for Python.
     const execute = theApp.commands.execute.bind(theApp.commands);
     theApp.commands.execute = async (id, args) => {
-      if (RUN_COMMAND.test(id) && !hasKernel()) {
+      if (RUN_COMMAND.test(id) && !state.kernelReady) {
         report({ queued: state.queued + 1 });
-        await kernelExists;
+        await pythonReady;
         report({ queued: state.queued - 1 });
       }
       return execute(id, args);
     };
     theApp.restored.then(findNotebook);
-  }
-
-  // Until the session has its kernel, a Run either opens "Select Kernel" (no kernel chosen yet)
-  // or is silently dropped (kernel chosen, still being created): hold it until then.
-  function hasKernel() {
-    return !!(panel && panel.sessionContext.session && panel.sessionContext.session.kernel);
   }
 
   function findNotebook() {
@@ -133,10 +130,10 @@
     panel.context.ready.then(() => report({ notebookShown: true }));
     const ctx = panel.sessionContext;
     const onStatus = () => {
-      if (hasKernel()) kernelSeen();
       const status = ctx.session && ctx.session.kernel ? ctx.session.kernel.status : null;
-      if (status === 'idle' && state.stage !== 'ready') {
+      if (status === 'idle' && !state.kernelReady) {
         report({ stage: 'ready', text: 'Python 已就緒', kernelReady: true });
+        markReady();
       } else if (status === 'busy' && state.kernelReady) {
         report({ stage: 'busy', text: '執行中…' });
       } else if (status === 'idle' && state.stage === 'busy') {

@@ -45,7 +45,7 @@ NOTEBOOK_STATE = WITH_APP % """() => {
   const cells = [];
   for (let i = 0; i < nb.model.cells.length; i++) {
     const c = nb.model.cells.get(i);
-    cells.push({type: c.type, source: c.sharedModel.getSource(),
+    cells.push({type: c.type, source: c.sharedModel.getSource(), tags: c.getMetadata('tags') || [],
                 count: c.type === 'code' ? c.executionCount : null,
                 outputs: c.type === 'code' ? c.outputs.toJSON() : null});
   }
@@ -143,15 +143,37 @@ class LabPage:
     def state(self) -> dict | None:
         return self.page.evaluate(NOTEBOOK_STATE)
 
+    def frame(self):
+        """The lab's frame (Playwright Frame), for clicks and keys inside the notebook."""
+        return wait_until(lambda: next((f for f in self.page.frames if "/lab/notebooks/" in f.url), None),
+                          60, what="lab frame")
+
+    def show_cell(self, tag: str) -> int:
+        """Scroll the notebook to the first cell tagged `tag` (JupyterLab only draws the cells
+        near the view); returns its index."""
+        return self.in_app("""
+            const cells = nb.model.cells;
+            for (let i = 0; i < cells.length; i++) {
+              if ((cells.get(i).getMetadata('tags') || []).includes(arg)) {
+                return nb.content.scrollToItem(i, 'start').catch(() => null).then(() => i);
+              }
+            }
+            return -1;""", tag)
+
     def in_app(self, body: str, arg=None):
         """Evaluate `(arg) => body` in the lesson page with `app`, `nb`, `win` bound."""
         return self.page.evaluate(WITH_APP % f"(arg) => {{ {body} }}", arg)
 
-    def run_all(self):
+    def run_all(self, early: bool = False):
         """Run every cell through the app's command registry (the way Run buttons and Shift+Enter
-        go), listening to the kernel's output messages first."""
+        go). early=True presses it the moment JupyterLite's app exists, before any kernel."""
+        if early:
+            wait_until(lambda: self.in_app("if (!app) return false; app.commands.execute("
+                                           "'notebook:run-all-cells'); return true;"),
+                       120, step=0.01, what="JupyterLite app")
         wait_until(lambda: self.page.evaluate(LISTEN_IOPUB), 120, what="notebook panel")
-        self.in_app("app.commands.execute('notebook:run-all-cells'); return true;")
+        if not early:
+            self.in_app("app.commands.execute('notebook:run-all-cells'); return true;")
 
     def first_output(self, timeout: float = 240) -> float:
         """Seconds from navigation start to the first output message of the live kernel."""

@@ -1,0 +1,258 @@
+"""Browser layer of the 實驗場: the built site (lessons + lab) served by site/serve.py's server on a
+free 127.0.0.1 port, lesson 1 opened in headless Debian Chromium, its notebook run in Pyodide.
+
+Run all is pressed the moment JupyterLite exists (before any kernel): the run waits, no "Select
+Kernel" dialog. Every cell then runs with no error, the Monte Carlo printed in the browser is the
+one CPython computes (and agrees with the closed form within 5 standard errors), the figures come
+back live with their sliders, a slider moved from the keyboard redraws its figure, the download
+button gives the learner's edited notebook, a reload restores the original, a phone opens the lab
+with its button, and no request leaves 127.0.0.1. Screenshots for people go to
+build/test-output/screenshots/lab-*.png.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from specdec_lab import monte_carlo_check
+from support.lab import ROOT, LabPage, serve_site, wait_until
+from support.server import chromium
+
+pytestmark = pytest.mark.browser
+
+SHOTS = ROOT / "build" / "test-output" / "screenshots"
+NOTEBOOK = json.loads((ROOT / "notebooks" / "lesson1.ipynb").read_text(encoding="utf-8"))
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def code_cells(state: dict) -> list[dict]:
+    return [c for c in state["cells"] if c["type"] == "code"]
+
+
+def tagged(state: dict, tag: str) -> list[dict]:
+    """The code cells carrying a tag (the notebook tags its cells: setup, monte-carlo, figure, ...)."""
+    return [c for c in code_cells(state) if tag in c["tags"]]
+
+
+def text_of(cell: dict) -> str:
+    parts = []
+    for out in cell["outputs"]:
+        if out["output_type"] == "stream":
+            parts.append("".join(out["text"]))
+        elif "text/plain" in out.get("data", {}):
+            parts.append("".join(out["data"]["text/plain"]))
+    return "".join(parts)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The whole site, built into a temp folder (SPECDEC_LAB_SITE=<folder> tests a built one)."""
+    if os.environ.get("SPECDEC_LAB_SITE"):
+        return Path(os.environ["SPECDEC_LAB_SITE"])
+    sys.path.insert(0, str(ROOT / "site"))
+    import build  # site/build.py
+    return build.build(build_dir=tmp_path_factory.mktemp("lab-site"))
+
+
+@pytest.fixture(scope="module")
+def base_url(site):
+    with serve_site(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as instance:
+        yield instance
+
+
+@pytest.fixture(scope="module")
+def lesson(browser, base_url):
+    """Lesson 1 at 1440 px: the stored notebook as first shown, then everything run in Pyodide."""
+    lab = LabPage.open(browser, base_url, width=1440, height=900)
+    lab.run_all(early=True)
+    lab.wait_for("notebookShown")
+    shown = lab.state()
+    lab.show_cell("figure")
+    wait_until(lambda: lab.frame().locator(".jp-RenderedImage img").count() >= 1, 30,
+               what="a stored figure on screen")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    lab.page.screenshot(path=str(SHOTS / "lab-desktop-starting.png"))
+    ran = lab.wait_all_run(timeout=400)
+    lab.page.screenshot(path=str(SHOTS / "lab-desktop-ran.png"))
+    yield lab, shown, ran
+    lab.context.close()
+
+
+def test_stored_outputs_show_before_python_is_ready(lesson):
+    lab, shown, _ = lesson
+    assert shown["kernel"] != "idle"          # Python is still starting ...
+    stored = [c for c in code_cells(shown) if c["outputs"]]
+    expected = [c for c in NOTEBOOK["cells"] if c["cell_type"] == "code" and c["outputs"]]
+    assert len(stored) == len(expected) > 5
+    figures = [c for c in stored if any("image/png" in o.get("data", {}) for o in c["outputs"])]
+    assert len(figures) >= 3      # (the fixture waited for the first to be drawn on screen)
+
+
+def test_run_pressed_early_waits_for_python_without_a_dialog(lesson):
+    lab, _, ran = lesson
+    assert any(e.get("queued", 0) > 0 for e in lab.events()), "Run was not held: pressed too late?"
+    assert ran["dialogs"] == 0
+    assert lab.frame().locator(".jp-Dialog").count() == 0
+
+
+def test_every_cell_runs_in_pyodide_without_error(lesson):
+    _, _, ran = lesson
+    cells = [c for c in code_cells(ran) if c["source"].strip()]
+    errors = [(c["source"][:60], o.get("ename"), o.get("evalue"))
+              for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+    assert errors == []
+    assert sorted(c["count"] for c in cells) == list(range(1, len(cells) + 1))
+    assert not [c["source"][:60] for c in cells if "font cache" in text_of(c)]
+
+
+def test_monte_carlo_in_the_browser_is_cpythons_and_agrees_with_the_closed_form(lesson):
+    _, _, ran = lesson
+    (cell,) = tagged(ran, "monte-carlo")
+    printed = text_of(cell).strip()
+    m = re.search(r"平均 ([\d.]+)，閉式解 ([\d.]+)，標準誤 ([\d.]+)，z = ([+-][\d.]+)", printed)
+    assert m, printed
+    mean, closed, se, z = map(float, m.groups())
+    assert abs(mean - closed) <= 5 * se
+    assert abs(z - (mean - closed) / se) < 0.02
+    assert printed == str(monte_carlo_check(alpha=0.8, k=5, rounds=30_000, seed=1))
+
+
+def test_figures_come_back_live_with_their_sliders(lesson):
+    _, _, ran = lesson
+    live = tagged(ran, "figure")
+    assert len(live) >= 3
+    for cell in live:
+        data = [o.get("data", {}) for o in cell["outputs"]]
+        assert any(WIDGET_VIEW in d for d in data), cell["source"]
+        assert any("image/png" in d for d in data), cell["source"]
+
+
+def test_a_slider_moved_from_the_keyboard_redraws_its_figure(lesson):
+    lab, _, _ = lesson
+    frame = lab.frame()
+    index = lab.show_cell("figure")
+    output = frame.locator(f'.jp-Cell[data-windowed-list-index="{index}"] .jp-OutputArea-output')
+    output.locator(".widget-slider").first.wait_for()
+    readout = output.locator(".widget-readout").first
+    image = output.locator("img").first
+    before_value, before_src = readout.inner_text(), image.get_attribute("src")
+    handle = output.locator(".noUi-handle").first
+    handle.focus()
+    handle.press("PageDown")        # (the arrow keys do not move it inside the notebook app)
+    wait_until(lambda: readout.inner_text() != before_value, 10, what="slider value")
+    wait_until(lambda: image.get_attribute("src") != before_src, 60, what="figure redrawn")
+    lab.page.screenshot(path=str(SHOTS / "lab-desktop-slider.png"))
+
+
+def test_no_request_leaves_127_0_0_1(lesson):
+    lab, _, _ = lesson
+    assert lab.outside == []
+    assert lab.errors == []
+
+
+def test_progress_says_what_python_is_doing_with_megabytes(lesson):
+    lab, _, _ = lesson
+    events = lab.events()
+    stages = [e["stage"] for e in events]
+    assert stages.index("download") < stages.index("start") < stages.index("ready")
+    download = [e for e in events if e["stage"] == "download" and "MB" in e.get("text", "")]
+    assert download and download[-1]["total"] > 10e6
+    assert re.search(r"[\d.]+ / [\d.]+ MB", download[-1]["text"])
+    assert any(e["stage"] == "ready" and e.get("kernelReady") for e in events)
+
+
+def test_download_gives_the_learners_own_notebook(lesson, tmp_path):
+    lab, _, _ = lesson
+    index = lab.in_app("""
+        const cells = nb.model.cells;
+        for (let i = 0; i < cells.length; i++) {
+          const c = cells.get(i);
+          if (c.type === 'code' && c.sharedModel.getSource().startsWith('expected_tokens(')) {
+            c.sharedModel.setSource('expected_tokens(alpha=0.55, k=5)  # 我改的'); return i; }
+        }
+        return -1;""")
+    assert index >= 0
+    with lab.page.expect_download() as info:
+        lab.page.click(".sd-lab__download")
+    path = tmp_path / "mine.ipynb"
+    info.value.save_as(path)
+    mine = json.loads(path.read_text(encoding="utf-8"))
+    assert mine["nbformat"] == 4 and len(mine["cells"]) == len(NOTEBOOK["cells"])
+    source = mine["cells"][index]["source"]
+    assert "# 我改的" in ("".join(source) if isinstance(source, list) else source)
+    assert info.value.suggested_filename.endswith(".ipynb")
+
+
+def test_reload_restores_the_original_notebook(browser, base_url):
+    lab = LabPage.open(browser, base_url)
+    try:
+        lab.wait_for("notebookShown")
+        lab.in_app("nb.model.cells.get(0).sharedModel.setSource('# 改壞了'); return true;")
+        lab.in_app("return app.commands.execute('docmanager:save').then(() => true);")
+        saved = lab.in_app("""return app.serviceManager.contents.get(nb.context.path, {content: true})
+                              .then((m) => { const s = m.content.cells[0].source;
+                                             return Array.isArray(s) ? s.join('') : s; });""")
+        assert saved == "# 改壞了"                      # the edit was really saved ...
+        lab.reload()
+        lab.wait_for("notebookShown")
+        first = lab.state()["cells"][0]["source"]
+        original = NOTEBOOK["cells"][0]["source"]
+        assert first == ("".join(original) if isinstance(original, list) else original)  # ... and is gone
+    finally:
+        lab.context.close()
+
+
+def test_phone_opens_the_lab_with_its_button(browser, base_url):
+    lab = LabPage.open(browser, base_url, width=390, height=844, is_mobile=True, has_touch=True)
+    try:
+        page = lab.page
+        assert not page.locator(".sd-lab").is_visible()
+        assert page.locator(".sd-lab__frame").count() == 0          # nothing loads until asked
+        opener = page.locator(".sd-lab-open")
+        assert opener.is_visible()
+        page.screenshot(path=str(SHOTS / "lab-phone-lesson.png"))
+        opener.click()
+        assert page.locator(".sd-lab").is_visible()
+        box = page.locator(".sd-lab").bounding_box()
+        assert box["width"] >= 380
+        lab.wait_for("notebookShown")
+        page.screenshot(path=str(SHOTS / "lab-phone-open.png"))
+        page.locator(".sd-lab__close").click()
+        assert not page.locator(".sd-lab").is_visible()
+        assert opener.is_visible()
+        assert lab.outside == []
+    finally:
+        lab.context.close()
+
+
+def test_desktop_panel_folds_and_resizes(browser, base_url):
+    lab = LabPage.open(browser, base_url, width=1440, height=900)
+    try:
+        page = lab.page
+        panel = page.locator(".sd-lab")
+        width = panel.bounding_box()["width"]
+        assert 400 < width < 800
+        article = page.locator(".md-content").bounding_box()
+        assert article["x"] + article["width"] <= 1440 - width + 1     # the lesson made room
+        handle = page.locator(".sd-lab__resize")
+        handle.focus()
+        handle.press("ArrowLeft")
+        handle.press("ArrowLeft")
+        assert panel.bounding_box()["width"] == pytest.approx(width + 80, abs=2)
+        page.locator(".sd-lab__close").click()
+        assert not panel.is_visible()
+        page.locator(".sd-lab-open").click()
+        assert panel.is_visible()
+    finally:
+        lab.context.close()
