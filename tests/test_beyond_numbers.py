@@ -16,7 +16,6 @@ import re
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from specdec_lab import expected_tokens
 from specdec_lab import lossless_experiments as lx
