@@ -1,6 +1,7 @@
 """The plotting module: the shipped Chinese font registers and is the one used, every figure has
 Chinese labels whose every glyph the fonts cover, tables and slider panels behave."""
 import ast
+import base64
 import io
 import logging
 import os
@@ -267,6 +268,22 @@ def test_slider_panel_carries_widget_and_static_png_and_redraws():
     assert alpha_slider.description == "接受率 α"
     alpha_slider.value = 0.5
     assert panel.png != first
+    (shown,) = panel.output.outputs  # the Output widget holds the new figure, set as state
+    assert base64.b64decode(shown["data"]["image/png"]) == panel.png
+
+
+def test_slider_panel_prints_above_the_figure_and_shows_errors():
+    panel = plotting.explore_tokens(alpha=0.8, k=5, rounds=1000)
+    printed, figure = panel.output.outputs
+    assert printed["name"] == "stdout" and "α=0.8, K=5" in printed["text"]
+    assert "image/png" in figure["data"]
+
+    def broken(alpha):
+        raise ValueError("alpha 壞了")
+
+    panel = plotting.LiveFigure(broken, alpha=panel.sliders["alpha"])
+    (error,) = panel.output.outputs
+    assert error["name"] == "stderr" and "ValueError: alpha 壞了" in error["text"]
 
 
 @pytest.mark.parametrize("make", [plotting.explore_tokens, plotting.explore_speedup,

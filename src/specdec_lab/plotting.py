@@ -13,6 +13,7 @@ palette (safe for colour-blind readers) and every series also has its own marker
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import logging
 import sys
@@ -333,29 +334,53 @@ def serving_figure(alpha: float = 0.8, k: int = 5, draft_cost: float = 0.05,
 # sliders ---------------------------------------------------------------------------------------
 
 class LiveFigure:
-    """Sliders and the figure they redraw (the figure updates when a slider is released).
+    """Sliders and the figure they redraw (when a slider is released).
 
-    Shown in a notebook it is an ipywidgets box; the display also carries the current figure as
-    a plain PNG, so a notebook saved with its outputs (and the widget views stripped, see
-    ``notebooks/execute.py``) shows the figure before any kernel runs.
+    Shown in a notebook it is an ipywidgets box: the sliders, then an Output widget whose
+    contents are set directly (no output capturing, so it behaves the same in ipykernel, in
+    Pyodide and under nbclient). The display also carries the current figure as a plain PNG, so
+    a notebook stored with its outputs (widget views stripped, see ``notebooks/execute.py``)
+    shows the figure before any kernel runs. Text that ``draw`` prints appears above the figure.
     """
 
-    def __init__(self, draw, **controls):
+    def __init__(self, draw, **sliders):
         import ipywidgets
-        from IPython.display import Image, display
 
+        self._draw = draw
+        self.sliders = sliders
+        self.output = ipywidgets.Output()
+        self.widget = ipywidgets.VBox([*sliders.values(), self.output])
         self._png = b""
+        for slider in sliders.values():
+            slider.observe(self._redraw, names="value")
+        self._redraw()
 
-        def show(**values):
-            fig = draw(**values)
-            self._png = figure_png(fig)
-            display(Image(data=self._png, format="png"))
-
-        self.widget = ipywidgets.interactive(show, **controls)
+    @property
+    def values(self) -> dict:
+        return {name: slider.value for name, slider in self.sliders.items()}
 
     @property
     def png(self) -> bytes:
+        """The figure currently shown, as PNG bytes."""
         return self._png
+
+    def _redraw(self, change=None) -> None:
+        printed = io.StringIO()
+        outputs = []
+        try:
+            with contextlib.redirect_stdout(printed):
+                fig = self._draw(**self.values)
+            self._png = figure_png(fig)
+        except Exception as error:  # shown where the figure would be, not lost in a kernel log
+            outputs.append({"output_type": "stream", "name": "stderr",
+                            "text": f"{type(error).__name__}: {error}\n"})
+        else:
+            png = base64.b64encode(self._png).decode("ascii")
+            outputs.append({"output_type": "display_data", "metadata": {},
+                            "data": {"image/png": png, "text/plain": "<圖>"}})
+        if printed.getvalue():
+            outputs.insert(0, {"output_type": "stream", "name": "stdout", "text": printed.getvalue()})
+        self.output.outputs = tuple(outputs)
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
