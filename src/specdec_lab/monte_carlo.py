@@ -107,5 +107,6 @@ def monte_carlo_check(alpha, k, rounds=30_000, seed=None) -> MonteCarloCheck:
         z = (mean - closed) / se
     else:  # every round identical (α = 0 or 1, k = 0): only an exact match agrees
         z = 0.0 if np.isclose(mean, closed, rtol=0, atol=1e-12) else float("inf")
-    counts = np.bincount(sample - 1, minlength=k + 1)
+    # bincount casts "safely" to intp, which is 32-bit in Pyodide (wasm32): hand it intp
+    counts = np.bincount((sample - 1).astype(np.intp), minlength=k + 1)
     return MonteCarloCheck(a, k, n, mean, closed, se, float(z), counts)
