@@ -1,0 +1,243 @@
+"""notebooks/lesson1.ipynb executed in CPython (nbclient + ipykernel): it runs without errors, its
+outputs say what the lesson claims, and the outputs stored in the file are the ones the current
+code produces (refresh them with `.venv/bin/python notebooks/execute.py`)."""
+import base64
+import copy
+import io
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from specdec_lab import best_k, crossover_concurrency, expected_tokens, knee_k, speedup
+
+pytestmark = pytest.mark.build
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "notebooks" / "lesson1.ipynb"
+sys.path.insert(0, str(ROOT / "notebooks"))
+import execute  # noqa: E402  (notebooks/execute.py)
+
+REFRESH = "筆記本裡存的輸出過期了：執行 .venv/bin/python notebooks/execute.py 更新"
+MAX_CELL_LINES = 6
+MAX_LINE_WIDTH = 72
+
+
+@pytest.fixture(scope="module")
+def stored():
+    return nbformat.read(NOTEBOOK, as_version=4)
+
+
+@pytest.fixture(scope="module")
+def fresh():
+    return execute.execute(NOTEBOOK)
+
+
+def code_cells(nb, tag=None):
+    return [c for c in nb.cells
+            if c.cell_type == "code" and (tag is None or tag in c.metadata.get("tags", []))]
+
+
+def text_of(cell) -> str:
+    parts = []
+    for out in cell.outputs:
+        if out.output_type == "stream":
+            parts.append(out.text)
+        else:
+            parts.append(out.get("data", {}).get("text/plain", ""))
+    return "".join(parts)
+
+
+def decode_png(b64: str) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(base64.b64decode(b64))).convert("RGB"), dtype=float) / 255
+
+
+def images_differ(a: str, b: str) -> str | None:
+    """None when two PNGs show the same picture: same size, and under 0.1 % of the pixels changed
+    by more than 10 % in any channel (Agg is deterministic for pinned matplotlib and font, so
+    identical code gives identical pixels; a changed word in a title changes more than that)."""
+    x, y = decode_png(a), decode_png(b)
+    if x.shape != y.shape:
+        return f"size {x.shape[1]}×{x.shape[0]} vs {y.shape[1]}×{y.shape[0]}"
+    changed = float((np.abs(x - y).max(axis=2) > 0.1).mean())
+    return f"{changed:.2%} of the pixels changed" if changed > 0.001 else None
+
+
+def output_differences(old, new) -> list[str]:
+    """What differs between the outputs of two executions of the same notebook: text exactly,
+    figures by picture."""
+    problems = []
+    old_cells, new_cells = code_cells(old), code_cells(new)
+    if [c.source for c in old_cells] != [c.source for c in new_cells]:
+        return ["the code cells differ"]
+    for n, (a, b) in enumerate(zip(old_cells, new_cells)):
+        where = f"code cell {n} ({a.source.splitlines()[0][:40]!r})"
+        kinds = lambda cell: [(o.output_type, sorted(o.get("data", {}))) for o in cell.outputs]  # noqa: E731
+        if kinds(a) != kinds(b):
+            problems.append(f"{where}: outputs {kinds(a)} vs {kinds(b)}")
+            continue
+        for x, y in zip(a.outputs, b.outputs):
+            if x.output_type == "stream" and (x.name, x.text) != (y.name, y.text):
+                problems.append(f"{where}: printed {x.text!r} vs {y.text!r}")
+            for mime, value in x.get("data", {}).items():
+                other = y["data"][mime]
+                if mime == "image/png":
+                    why = images_differ(value, other)
+                    if why:
+                        problems.append(f"{where}: figure differs ({why})")
+                elif value != other:
+                    problems.append(f"{where}: {mime} {str(value)[:80]!r} vs {str(other)[:80]!r}")
+    return problems
+
+
+# it runs ---------------------------------------------------------------------------------------
+
+def test_executes_without_errors_or_warnings(fresh):
+    for cell in code_cells(fresh):
+        for out in cell.outputs:
+            assert out.output_type != "error", f"{cell.source}\n{out.get('ename')}: {out.get('evalue')}"
+            # stderr would carry a missing-glyph warning or "building the font cache"
+            assert not (out.output_type == "stream" and out.name == "stderr"), out.text
+
+
+def test_every_code_cell_ran(fresh):
+    assert all(cell.execution_count for cell in code_cells(fresh))
+
+
+# its outputs say what the lesson says ----------------------------------------------------------
+
+MC_LINE = re.compile(r"α=(?P<alpha>[\d.]+), K=(?P<k>\d+): 模擬 (?P<rounds>[\d,]+) 輪平均 (?P<mean>[\d.]+)，"
+                     r"閉式解 (?P<closed>[\d.]+)，標準誤 (?P<se>[\d.]+)，z = (?P<z>[-+\d.]+)")
+
+
+@pytest.mark.parametrize("which", ["stored", "fresh"])
+def test_monte_carlo_agrees_with_the_closed_form(which, request):
+    nb = request.getfixturevalue(which)
+    (cell,) = code_cells(nb, "monte-carlo")
+    m = MC_LINE.search(text_of(cell))
+    assert m, text_of(cell)
+    alpha, k = float(m["alpha"]), int(m["k"])
+    mean, closed, se = float(m["mean"]), float(m["closed"]), float(m["se"])
+    assert int(m["rounds"].replace(",", "")) == 30_000
+    assert closed == pytest.approx(expected_tokens(alpha, k), abs=5e-5)
+    # the standard error of 30,000 rounds: sqrt(Var / n), Var of the truncated geometric
+    j = np.arange(1, k + 2)
+    p = np.append(alpha ** (j[:-1] - 1) * (1 - alpha), alpha**k)
+    var = float((p * j**2).sum() - ((p * j).sum()) ** 2)
+    assert se == pytest.approx(np.sqrt(var / 30_000), rel=0.05)
+    assert abs(mean - closed) <= 5 * se
+
+
+@pytest.mark.parametrize("which", ["stored", "fresh"])
+def test_every_slider_cell_shows_a_figure(which, request):
+    from PIL import Image
+
+    cells = code_cells(request.getfixturevalue(which), "figure")
+    assert len(cells) == 3  # 1️⃣ histogram, 3️⃣ speedup, 4️⃣ serving
+    for cell in cells:
+        pngs = [o["data"]["image/png"] for o in cell.outputs if "image/png" in o.get("data", {})]
+        assert len(pngs) == 1, cell.source
+        width, height = Image.open(io.BytesIO(base64.b64decode(pngs[0]))).size
+        assert 400 <= width <= 720 and 250 <= height <= 480
+
+
+def test_stored_notebook_shows_without_a_kernel(stored):
+    """No widget views (they would read "Loading widget..." until Python starts), no widget state."""
+    assert "widgets" not in stored.metadata
+    for cell in code_cells(stored):
+        for out in cell.outputs:
+            assert execute.WIDGET_VIEW not in out.get("data", {})
+
+
+def test_best_k_and_crossover_cells(fresh):
+    (best,) = code_cells(fresh, "best-k")
+    assert f"最佳 K = {best_k(0.8, 0.05)}（{speedup(0.8, best_k(0.8, 0.05), 0.05):.2f}×）" in text_of(best)
+    (cross,) = code_cells(fresh, "crossover")
+    assert f"{crossover_concurrency(0.8, 5, 0.05, t_flop=0.02):.1f} 人" in text_of(cross)
+
+
+def test_verification_tables_follow_the_rules(fresh):
+    (greedy,) = code_cells(fresh, "greedy")
+    (sampling,) = code_cells(fresh, "sampling")
+    for cell in (greedy, sampling):
+        html = cell.outputs[0]["data"]["text/html"]
+        assert "<table>" in html and "✓ 接受" in html
+    rows = [line.split() for line in text_of(sampling).splitlines()[2:]]
+    for row in (r for r in rows if r[2] != "—"):
+        accept_prob, u = float(row[4]), float(row[5])
+        p, q = float(row[2]), float(row[3])  # each rounded to 2 decimals
+        low, high = min(1.0, (p - 0.005) / (q + 0.005)), min(1.0, (p + 0.005) / max(q - 0.005, 1e-9))
+        assert low - 0.005 <= accept_prob <= high + 0.005
+        assert ("✓" in row[6]) == (u < accept_prob)
+
+
+def test_solutions_match_the_package(stored):
+    solutions = [c.source for c in stored.cells
+                 if c.cell_type == "markdown" and "solution" in c.metadata.get("tags", [])]
+    assert len(solutions) == 3
+    assert all(s.lstrip().startswith("<details>") and "</details>" in s for s in solutions)
+    one, two, three = solutions
+    row = " | ".join(f"{expected_tokens(a, 5):.2f}" for a in (0.40, 0.50, 0.60, 0.70, 0.80, 0.90, 0.95))
+    assert f"| 每輪 token 數 | {row} |" in one
+    assert f"只有 {expected_tokens(0.4, 100):.2f} 個" in one
+    best, knee = best_k(0.85, 0.06), knee_k(0.85, 0.06)
+    s_best, s_knee = speedup(0.85, best, 0.06), speedup(0.85, knee, 0.06)
+    assert f"K = {best}（{s_best:.2f}×）" in two and f"K = {knee}（{s_knee:.2f}×）" in two
+    assert f"{s_knee / s_best:.0%}" in two
+    slow, fast = (crossover_concurrency(0.8, 5, 0.05, t_flop=t) for t in (0.02, 0.01))
+    assert fast > slow and "往右" in three
+    assert f"是 {fast:.1f} 人" in three and f"{slow:.1f} 人" in three
+
+
+# it stays short and in step with the lesson ----------------------------------------------------
+
+def display_width(line: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in line)
+
+
+def test_cells_are_short_calls_into_the_package(stored):
+    for cell in code_cells(stored):
+        assert len(cell.source.splitlines()) <= MAX_CELL_LINES, cell.source
+        # the side panel shows about 75 monospace columns; Chinese characters take two
+        assert max(display_width(line) for line in cell.source.splitlines()) <= MAX_LINE_WIDTH
+        assert not re.search(r"^\s*(def|class) ", cell.source, re.M), cell.source
+        assert "matplotlib" not in cell.source  # figures come from specdec_lab.plotting
+
+
+def test_sections_are_numbered_like_lesson_1(stored):
+    headings = [line for c in stored.cells if c.cell_type == "markdown"
+                for line in c.source.splitlines() if line.startswith("## ")]
+    marks = ["1️⃣", "2️⃣", "3️⃣", "4️⃣", "你的實驗區"]
+    assert [next(m for m in marks if m in h) for h in headings] == marks
+
+
+def test_kernel_is_pyodides(stored):
+    assert stored.metadata.kernelspec.name == "python"
+
+
+# the stored outputs are not stale --------------------------------------------------------------
+
+def test_stored_outputs_match_the_current_code(stored, fresh):
+    assert output_differences(stored, fresh) == [], REFRESH
+
+
+def test_staleness_check_can_fail(fresh):
+    """The comparison above notices a changed number and a changed figure."""
+    from specdec_lab import plotting
+
+    changed = copy.deepcopy(fresh)
+    (mc,) = code_cells(changed, "monte-carlo")
+    mc.outputs[0].text = mc.outputs[0].text.replace("30,000", "30,001")
+    speedup_cell = code_cells(changed, "figure")[1]
+    other = plotting.figure_png(plotting.speedup_figure(0.8, 0.06))  # one percent more draft cost
+    speedup_cell.outputs[0]["data"]["image/png"] = base64.b64encode(other).decode()
+    problems = output_differences(fresh, changed)
+    assert len(problems) == 2
+    assert "printed" in problems[0] and "figure differs" in problems[1]
