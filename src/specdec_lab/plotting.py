@@ -100,8 +100,8 @@ STYLE = {
     "hatch.linewidth": 1.2,
 }
 # two panels side by side are shown smaller: larger type keeps them legible
-WIDE = {"font.size": 12, "axes.titlesize": 13, "axes.labelsize": 12, "xtick.labelsize": 11.5,
-        "ytick.labelsize": 11.5, "legend.fontsize": 11}
+WIDE = {"font.size": 13, "axes.titlesize": 14, "axes.labelsize": 13, "xtick.labelsize": 12.5,
+        "ytick.labelsize": 12.5, "legend.fontsize": 12}
 DPI = 100
 
 
@@ -314,6 +314,7 @@ def serving_figure(alpha: float = 0.8, k: int = 5, draft_cost: float = 0.05,
             ax.set_ylabel(ylabel)
             ax.set_xlim(0, max_users)
             ax.set_ylim(0, max(on.max(), off.max()) * 1.12)
+            ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
         left.legend(loc="upper right")
         if n_star == 0:
             verdict = "這組設定下開了從不划算"
@@ -323,10 +324,10 @@ def serving_figure(alpha: float = 0.8, k: int = 5, draft_cost: float = 0.05,
             verdict = f"交叉點 N* ≈ {n_star:.1f} 人：右側開了反而少"
             right.annotate(f"N* ≈ {n_star:.1f}", (n_star, 0.04), xycoords=("data", "axes fraction"),
                            xytext=(4, 0), textcoords="offset points", color=VERMILLION,
-                           fontsize=11.5, ha="left", va="bottom")
+                           fontsize=12.5, ha="left", va="bottom")
         fig.suptitle(
             f"α = {alpha:.2f}，K = {k}，草稿成本 {_pct(draft_cost)}，t_flop = {t_flop:g}\n{verdict}",
-            fontsize=12.5,
+            fontsize=13.5,
         )
     return fig
 
