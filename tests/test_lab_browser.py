@@ -120,7 +120,7 @@ def test_monte_carlo_in_the_browser_is_cpythons_and_agrees_with_the_closed_form(
     _, _, ran = lesson
     (cell,) = tagged(ran, "monte-carlo")
     printed = text_of(cell).strip()
-    m = re.search(r"平均 ([\d.]+)，閉式解 ([\d.]+)，標準誤 ([\d.]+)，z = ([+-][\d.]+)", printed)
+    m = re.search(r"平均 ([\d.]+)，\s*閉式解 ([\d.]+)，標準誤 ([\d.]+)，z = ([+-][\d.]+)", printed)
     assert m, printed
     mean, closed, se, z = map(float, m.groups())
     assert abs(mean - closed) <= 5 * se
