@@ -24,7 +24,7 @@ BUILD = ROOT / "build"
 SITE = BUILD / "site"    # the static site; the lab as built (BUILD / "lab") is copied into SITE / "lab"
 
 sys.path.insert(0, str(ROOT / "site"))
-from lab.build_lab import build_lab  # noqa: E402
+from lab.build_lab import build_lab, pyodide_dir  # noqa: E402
 from lab.fetch import BuildError  # noqa: E402
 
 
@@ -70,7 +70,7 @@ def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "note
         build_lessons(site)
     place_lab(build_dir / "lab", site)
     total = folder_bytes(site) / 1e6
-    pyodide = folder_bytes(site / "lab" / "static" / "pyodide") / 1e6
+    pyodide = folder_bytes(pyodide_dir(site / "lab")) / 1e6
     print(f"{site}：{total:.1f} MB（其中 Pyodide {pyodide:.1f} MB），{time.time() - t0:.1f} 秒",
           file=sys.stderr)
     return site

@@ -11,6 +11,7 @@ import argparse
 import functools
 import http.server
 import os
+import re
 import sys
 import threading
 import time
@@ -28,9 +29,17 @@ if(v!==null&&n!==v)location.reload();else poll(n)}).catch(()=>setTimeout(()=>pol
 </script>""" % RELOAD_PATH.encode()
 
 
+# URLs whose content never changes while the URL exists: Pyodide in its content-addressed folder,
+# JupyterLite's bundles and extension chunks and Material's bundles, named by their hash
+IMMUTABLE = re.compile(r"^(/lab/static/pyodide-[0-9a-f]{12}/"
+                       r"|/lab/(build|extensions)/.*[.-][0-9a-f]{7,}\.(js|css)$"
+                       r"|/assets/(javascripts|stylesheets)/.*\.[0-9a-f]{8}\.min\.(js|css)$)")
+
+
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files with the right types; `no-cache` (revalidate, 304 when unchanged) so an edit
-    shows on reload; with live reload, HTML pages get a small script that reloads on rebuild."""
+    """Static files with the right types. Content-addressed files are cached for a year; the rest
+    is `no-cache` (revalidated, 304 when unchanged) so an edit shows on the next reload. With live
+    reload, lesson pages get a small script that reloads them after a rebuild."""
 
     extensions_map = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -41,7 +50,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     reloader: "Reloader | None" = None
 
     def end_headers(self):
-        self.send_header("Cache-Control", "no-cache")
+        immutable = IMMUTABLE.match(self.path.split("?", 1)[0])
+        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
         super().end_headers()
 
     def do_GET(self):

@@ -165,11 +165,29 @@ def test_progress_says_what_python_is_doing_with_megabytes(lesson):
     lab, _, _ = lesson
     events = lab.events()
     stages = [e["stage"] for e in events]
-    assert stages.index("download") < stages.index("start") < stages.index("ready")
-    download = [e for e in events if e["stage"] == "download" and "MB" in e.get("text", "")]
-    assert download and download[-1]["total"] > 10e6
-    assert re.search(r"[\d.]+ / [\d.]+ MB", download[-1]["text"])
-    assert any(e["stage"] == "ready" and e.get("kernelReady") for e in events)
+    assert stages.index("ui") < stages.index("start") < stages.index("ready")
+    starting = [e["text"] for e in events if e["stage"] == "start"]
+    sizes = re.search(r"執行環境 ([\d.]+) MB、套件 ([\d.]+) MB", starting[-1])
+    assert sizes and float(sizes[1]) > 5 and float(sizes[2]) > 5, starting
+    marks = events[-1]["marks"]
+    assert marks["notebookShown"] < marks["kernelReady"]
+    assert marks["worker"] < marks["notebookShown"] + 5000     # the kernel starts as the page opens
+    assert events[-1]["workers"] == 1                             # ... and only once
+
+
+def test_python_reads_a_file_the_learner_put_beside_the_notebook(lesson):
+    lab, _, _ = lesson
+    printed = lab.in_app("""
+        return app.serviceManager.contents.save('mine.json',
+                 {type: 'file', format: 'text', content: '{"runs": 7}'}).then(() => new Promise((done) => {
+          const future = nb.sessionContext.session.kernel.requestExecute(
+            {code: "import json\\nprint(json.load(open('mine.json'))['runs'] * 6)", silent: false});
+          let text = '';
+          future.onIOPub = (msg) => { if (msg.header.msg_type === 'stream') text += msg.content.text;
+                                      if (msg.header.msg_type === 'error') text += msg.content.ename; };
+          future.done.then(() => done(text));
+        }));""")
+    assert printed.strip() == "42"
 
 
 def test_download_gives_the_learners_own_notebook(lesson, tmp_path):

@@ -153,16 +153,22 @@ def official_npm_files() -> dict[str, bytes]:
 
 @pytest.mark.build
 def test_lab_has_the_expected_files(lab):
-    for rel in ["index.html", "notebooks/index.html", "jupyter-lite.json", "specdec-lab.js",
-                "specdec-boot.json", "files/lesson1.ipynb",
-                "static/pyodide/pyodide.js", "static/pyodide/pyodide.asm.js",
-                "static/pyodide/pyodide.asm.wasm", "static/pyodide/python_stdlib.zip",
-                "static/pyodide/pyodide-lock.json", "static/pyodide/licenses/README.txt",
-                "static/pyodide/licenses/Pyodide-MPL-2.0.txt",
-                "static/pyodide/licenses/CPython-PSF-LICENSE.txt",
+    pyodide = build_lab.pyodide_dir(lab).relative_to(lab).as_posix()
+    assert re.fullmatch(r"static/pyodide-[0-9a-f]{12}", pyodide)
+    for rel in ["index.html", "notebooks/index.html", "tree/index.html", "jupyter-lite.json",
+                "specdec-lab.js", "specdec-boot.json", "files/lesson1.ipynb",
+                f"{pyodide}/pyodide.js", f"{pyodide}/pyodide.asm.js",
+                f"{pyodide}/pyodide.asm.wasm", f"{pyodide}/python_stdlib.zip",
+                f"{pyodide}/pyodide-lock.json", f"{pyodide}/licenses/README.txt",
+                f"{pyodide}/licenses/Pyodide-MPL-2.0.txt",
+                f"{pyodide}/licenses/CPython-PSF-LICENSE.txt",
                 "extensions/@jupyter-widgets/jupyterlab-manager/package.json",
                 "extensions/@jupyterlite/pyodide-kernel-extension/package.json"]:
         assert (lab / rel).is_file(), rel
+    boot = json.loads((lab / "specdec-boot.json").read_text())
+    assert boot["base"] == pyodide + "/"
+    for f in boot["files"]:
+        assert (lab / pyodide / f["name"]).stat().st_size == f["bytes"], f["name"]
     for nb in (ROOT / "notebooks").glob("*.ipynb"):
         assert (lab / "files" / nb.name).read_bytes() == nb.read_bytes()
     page = (lab / "notebooks" / "index.html").read_text()
@@ -177,10 +183,10 @@ def test_lab_config_is_offline_memory_backed_and_exposes_the_app(lab):
     for key in ["contentsStorageDrivers", "settingsStorageDrivers", "workspacesStorageDrivers"]:
         assert config[key] == ["memoryStorageDriver"], key
     kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
-    assert kernel["pyodideUrl"] == "./static/pyodide/pyodide.js"
+    assert re.fullmatch(r"\./static/pyodide-[0-9a-f]{12}/pyodide\.js", kernel["pyodideUrl"])
     assert kernel["disablePyPIFallback"] is True
     assert all(url.startswith("./") for url in kernel["pipliteUrls"])
-    lock_data = json.loads((lab / "static/pyodide/pyodide-lock.json").read_text())
+    lock_data = json.loads((build_lab.pyodide_dir(lab) / "pyodide-lock.json").read_text())
     pyodide_dist.closure(lock_data, kernel["loadPyodideOptions"]["packages"])   # all in the lock
 
 
@@ -189,11 +195,11 @@ def test_every_pyodide_file_matches_the_official_release(lab):
     official = official_npm_files()
     official_lock = json.loads(official["pyodide-lock.json"])
     by_file = {e["file_name"]: e for e in official_lock["packages"].values()}
-    ours = json.loads((lab / "static/pyodide/pyodide-lock.json").read_text())
+    pyodide = build_lab.pyodide_dir(lab)
+    ours = json.loads((pyodide / "pyodide-lock.json").read_text())
     our_files = {e["file_name"]: e for e in ours["packages"].values()}
     pinned = {line.split()[0].split("==")[0].lower().replace("_", "-"): line.split()[1]
               for line in CFG["lock"]["pypi"]}
-    pyodide = lab / "static" / "pyodide"
     for name in CFG["pyodide"]["core_files"]:
         assert (pyodide / name).read_bytes() == official[name], name
     checked = 0
@@ -220,11 +226,12 @@ def test_every_pyodide_file_matches_the_official_release(lab):
 
 @pytest.mark.build
 def test_lock_lets_a_plain_import_load_the_course(lab):
-    packages = json.loads((lab / "static/pyodide/pyodide-lock.json").read_text())["packages"]
+    pyodide = build_lab.pyodide_dir(lab)
+    packages = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]
     names = {pyodide_dist.normalize(k): v for k, v in packages.items()}
     assert names["specdec-lab"]["imports"] == ["specdec_lab"]
     assert {"numpy", "matplotlib", "ipywidgets"} <= set(names["specdec-lab"]["depends"])
-    with zipfile.ZipFile(lab / "static/pyodide" / names["specdec-lab"]["file_name"]) as wheel:
+    with zipfile.ZipFile(pyodide / names["specdec-lab"]["file_name"]) as wheel:
         assert "specdec_lab/__init__.py" in wheel.namelist()
         assert any(n.startswith("specdec_lab/fonts/") and n.endswith(".otf") for n in wheel.namelist())
     for name, version in [("comm", "0.2.3"), ("ipywidgets", "8.1.9"), ("jupyterlab-widgets", "3.0.17"),
@@ -261,7 +268,7 @@ CDN_HOSTS = re.compile(r"https?://(cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.cloudfla
                        r"fonts\.googleapis\.com|fonts\.gstatic\.com|www\.googletagmanager\.com|"
                        r"www\.google-analytics\.com|cdn\.plot\.ly|pypi\.org|files\.pythonhosted\.org)")
 # JavaScript constants naming a CDN that this build's configuration overrides: the Pyodide kernel's
-# fallback when no pyodideUrl is set (ours is ./static/pyodide/pyodide.js) and PyPI for %pip
+# fallback when no pyodideUrl is set (ours is ./static/pyodide-<hash>/pyodide.js) and PyPI for %pip
 # (disablePyPIFallback is on). The browser test asserts that no request leaves 127.0.0.1.
 KNOWN_UNUSED = {"cdn.jsdelivr.net", "pypi.org", "files.pythonhosted.org"}
 
@@ -308,7 +315,7 @@ def test_the_external_url_scan_can_fail(tmp_path):
 def test_site_size_is_reported(lab, request):
     def mb(path: Path) -> float:
         return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 1e6
-    total, pyodide = mb(lab), mb(lab / "static" / "pyodide")
+    total, pyodide = mb(lab), mb(build_lab.pyodide_dir(lab))
     reporter = request.config.pluginmanager.get_plugin("terminalreporter")
     if reporter:
         reporter.write_line(f"\n實驗場大小：{total:.1f} MB，其中 Pyodide {pyodide:.1f} MB")

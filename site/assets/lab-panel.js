@@ -40,8 +40,8 @@
     const handle = q(".sd-lab__resize");
     const download = q(".sd-lab__download");
     const progress = q(".sd-lab__progress");
-    const status = q(".sd-lab__status");
-    const meterFill = q(".sd-lab__meter-fill");
+    const status = q(".sd-lab__status-text");
+    const elapsed = q(".sd-lab__elapsed");
     const notebookName = panel.dataset.notebook;
     const labUrl = panel.dataset.lab + "notebooks/index.html?path=" + encodeURIComponent(notebookName);
     let frame = null;
@@ -62,6 +62,7 @@
       frame.src = labUrl;
       body.replaceChildren(frame);
       progress.hidden = false;
+      started = Date.now();
       render({ stage: "ui", text: "載入筆記本介面…" });
     }
 
@@ -132,26 +133,32 @@
     });
 
     // what Python is doing, from the lab's page script
+    let started = 0;
+    let last = null;
+    let ticker = null;
     function render(s) {
+      last = s;
       const ready = !!s.kernelReady;
-      const done = [s.notebookShown, s.downloaded || ready, ready, ready];
+      const done = [s.notebookShown, ready, ready];
       const current = done.indexOf(false);
       panel.querySelectorAll(".sd-lab__steps span").forEach((chip, i) => {
         chip.classList.toggle("is-done", done[i]);
         chip.classList.toggle("is-current", i === current);
       });
       let text = s.text || "";
-      if (s.queued > 0) text += "（你按的執行會在 Python 就緒後自動開始）";
-      status.textContent = text;
-      const measured = s.total > 0 && s.stage === "download";
-      meterFill.style.width = measured ? Math.min(100, (100 * s.loaded) / s.total).toFixed(1) + "%" : "";
-      progress.classList.toggle("is-indeterminate", !measured && s.stage !== "ready");
+      const waiting = !ready || s.stage === "packages";
+      if (s.queued > 0) text += "　你按的執行會在 Python 就緒後自動開始。";
+      if (status.textContent !== text) status.textContent = text;   // (a live region: only on change)
+      elapsed.textContent = waiting && started ? `${Math.round((Date.now() - started) / 1000)} 秒` : "";
+      progress.classList.toggle("is-indeterminate", waiting && s.stage !== "error");
       progress.classList.toggle("is-error", s.stage === "error");
       panel.dataset.stage = s.stage;
-      openButton.textContent = s.stage === "ready" ? "🧪 實驗場 ✓" : "🧪 實驗場";
+      openButton.textContent = ready ? "🧪 實驗場 ✓" : "🧪 實驗場";
       clearTimeout(hideTimer);
       if (s.stage === "ready") hideTimer = setTimeout(() => { progress.hidden = true; }, 2500);
       else progress.hidden = false;
+      clearInterval(ticker);
+      if (waiting && s.stage !== "error") ticker = setInterval(() => render(last), 1000);
     }
     window.addEventListener("message", (e) => {
       if (!frame || e.source !== frame.contentWindow || e.origin !== location.origin) return;

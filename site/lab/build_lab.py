@@ -2,10 +2,12 @@
 verified Pyodide, with specdec_lab and the widget wheels registered in the lock.
 
     stage   build/lite-src/    the JupyterLite "lite dir": config from site/lab/, static/pyodide/
-    output  build/lab/         the finished lab, later copied to build/site/lab/
+    output  build/lab/         the finished lab, later copied to build/site/lab/; Pyodide in
+                               static/pyodide-<content hash>/ (cacheable for good)
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -85,7 +87,7 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
 
 def preload_list(lite_config: Path) -> list[str]:
     settings = json.loads(lite_config.read_text())["jupyter-config-data"]["litePluginSettings"]
-    kernel = settings["@jupyterlite/pyodide-kernel-extension:kernel"]
+    kernel = settings[LITE_KERNEL]
     return kernel.get("loadPyodideOptions", {}).get("packages", [])
 
 
@@ -105,24 +107,51 @@ def build_lab(build: Path, notebooks: Path) -> Path:
     subprocess.run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite),
                     "--output-dir", str(out)], cwd=lite, check=True,
                    stdout=subprocess.DEVNULL)
-    write_boot_manifest(out, cfg)
+    content_address_pyodide(out)
+    write_boot_manifest(out)
     add_page_script(out)
     return out
 
 
-def write_boot_manifest(out: Path, cfg: dict) -> None:
-    """specdec-boot.json: the files Python fetches as it starts and runs the first cells (core,
-    then the kernel's packages, then the rest of the lock), with sizes, so the page script can
-    fetch them while the notebook interface loads and show real megabytes."""
-    pyodide = out / "static" / "pyodide"
+LITE_KERNEL = "@jupyterlite/pyodide-kernel-extension:kernel"
+
+
+def pyodide_dir(lab: Path) -> Path:
+    """The folder of a built lab that holds Pyodide (its name carries a content hash)."""
+    config = json.loads((lab / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    url = config["litePluginSettings"][LITE_KERNEL]["pyodideUrl"]
+    return lab / url.removeprefix("./").rsplit("/", 1)[0]
+
+
+def content_address_pyodide(out: Path) -> None:
+    """Move static/pyodide to static/pyodide-<hash of the lock and the core files>: every file
+    under it keeps its content for as long as its URL exists, so it can be cached for good."""
+    config_path = out / "jupyter-lite.json"
+    folder = pyodide_dir(out)
+    digest = hashlib.sha256((folder / pyodide_dist.LOCK).read_bytes())
+    for core in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix != ".whl"):
+        digest.update(core.name.encode() + fetch.sha256_of(core).encode())
+    target = folder.with_name(f"pyodide-{digest.hexdigest()[:12]}")
+    folder.rename(target)
+    config = json.loads(config_path.read_text())
+    config["jupyter-config-data"]["litePluginSettings"][LITE_KERNEL]["pyodideUrl"] = \
+        f"./{target.relative_to(out).as_posix()}/pyodide.js"
+    config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
+
+
+def write_boot_manifest(out: Path) -> None:
+    """specdec-boot.json: the files Python fetches as it starts (the core and the packages
+    jupyter-lite.json preloads, with their dependencies) and every package's size, so the page
+    script can say how many megabytes are on their way."""
+    pyodide = pyodide_dir(out)
     lock_data = json.loads((pyodide / pyodide_dist.LOCK).read_text())
     entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
-    kernel = pyodide_dist.closure(lock_data, cfg["packages"]["kernel"])
-    ordered = kernel + sorted(set(entries) - set(kernel))
-    files = cfg["pyodide"]["core_files"] + [pyodide_dist.LOCK] + [entries[n]["file_name"]
-                                                                 for n in ordered]
+    at_start = pyodide_dist.closure(lock_data, preload_list(out / "jupyter-lite.json"))
+    core = sorted(p.name for p in pyodide.iterdir() if p.is_file() and p.suffix not in (".whl", ".zip")
+                  or p.name == "python_stdlib.zip")
+    files = core + [entries[n]["file_name"] for n in at_start]
     manifest = {
-        "base": "static/pyodide/",
+        "base": pyodide.relative_to(out).as_posix() + "/",
         "files": [{"name": f, "bytes": (pyodide / f).stat().st_size} for f in files],
         "packages": {e["name"].lower(): (pyodide / e["file_name"]).stat().st_size
                      for e in entries.values()},

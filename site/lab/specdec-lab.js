@@ -1,20 +1,21 @@
 // The 實驗場's page script. site/lab/build_lab.py adds it to JupyterLite's notebook page
 // (lab/notebooks/index.html), before JupyterLite's own code. It
-//   1. fetches the files Python needs as it starts (../specdec-boot.json) while the notebook
-//      interface loads, and counts the megabytes;
+//   1. says what Python fetches as it starts, in megabytes (../specdec-boot.json);
 //   2. follows the kernel's start (the worker's "Loading …" lines, the kernel status);
-//   3. holds a Run pressed before the kernel exists until it does: no "Select Kernel" dialog;
+//   3. starts the kernel as soon as JupyterLite can, and holds a Run pressed before Python is
+//      ready until it is: no "Select Kernel" dialog, no lost run;
 //   4. gives the lesson page the learner's notebook (window.specdecLab.notebook()).
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
-// ui | download | start | packages | ready | busy | error, state.text says it in words, and
-// notebookShown / downloaded / kernelReady say which steps are done.
+// ui | start | packages | ready | error, state.text says it in words, notebookShown and
+// kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
 (function () {
   'use strict';
   const SCRIPT_URL = document.currentScript.src;
   const MB = (n) => (n / 1e6).toFixed(1);
   const RUN_COMMAND = /^(notebook|runmenu):(run|restart-run|restart-and-run)/;
-  const state = { stage: 'ui', text: '載入筆記本介面…', loaded: 0, total: 0, queued: 0,
-                  notebookShown: false, downloaded: false, kernelReady: false };
+  const state = { stage: 'ui', text: '載入筆記本介面…', queued: 0,
+                  notebookShown: false, kernelReady: false, marks: {} };
+  const mark = (name) => { if (!state.marks[name]) state.marks = { ...state.marks, [name]: Date.now() }; };
   let panel = null;   // the NotebookPanel, once JupyterLite shows it
   let markReady = null;
   const pythonReady = new Promise((resolve) => { markReady = resolve; });
@@ -22,54 +23,26 @@
 
   function report(patch) {
     Object.assign(state, patch);
+    for (const key of ['notebookShown', 'kernelReady']) if (state[key]) mark(key);
     const message = { specdecLab: { ...state } };
     if (window.parent !== window) window.parent.postMessage(message, location.origin);
     window.dispatchEvent(new CustomEvent('specdec-lab', { detail: message.specdecLab }));
   }
 
-  // 1. the files the kernel will fetch, fetched now (low priority: the interface comes first)
-  async function prefetch() {
-    let manifest;
-    try {
-      manifest = await (await fetch(new URL('specdec-boot.json', SCRIPT_URL))).json();
-    } catch (err) {
-      return;   // a lab built without the manifest still works, only without megabytes
-    }
-    const base = new URL(manifest.base, SCRIPT_URL);
-    packageSizes = manifest.packages || {};
-    const total = manifest.files.reduce((sum, f) => sum + f.bytes, 0);
-    let loaded = 0;
-    let shown = 0;
-    const show = (force) => {
-      const now = performance.now();
-      if (!force && now - shown < 100) return;   // about ten updates a second
-      shown = now;
-      if (state.stage === 'download') {
-        report({ loaded, total, text: `下載 Python 執行環境 ${MB(loaded)} / ${MB(total)} MB` });
-      } else {
-        report({ loaded, total });
-      }
-    };
-    report({ stage: 'download', total });
-    const queue = manifest.files.slice();
-    async function fetchQueue() {
-      for (let file = queue.shift(); file; file = queue.shift()) {
-        try {
-          const response = await fetch(new URL(file.name, base), { priority: 'low' });
-          const reader = response.body.getReader();
-          for (let r = await reader.read(); !r.done; r = await reader.read()) {
-            loaded += r.value.length;
-            show(false);
-          }
-        } catch (err) {
-          loaded += file.bytes;   // the kernel will fetch it itself
-        }
-      }
-    }
-    await Promise.all([fetchQueue(), fetchQueue(), fetchQueue(), fetchQueue()]);
-    show(true);
-    report({ downloaded: true });
-    if (state.stage === 'download') report({ stage: 'start', text: '啟動 Python…' });
+  // 1. what Python fetches as it starts, with sizes (../specdec-boot.json, written by the build).
+  // (Fetching those files early from this page was measured: it slowed the start by about 2 s.)
+  let boot = null;
+  const bootLoaded = fetch(new URL('specdec-boot.json', SCRIPT_URL))
+    .then((r) => r.json())
+    .then((manifest) => { boot = manifest; packageSizes = manifest.packages || {}; })
+    .catch(() => {});   // a lab built without it still works, only without megabytes
+
+  function startText() {
+    if (!boot) return '下載並啟動 Python…';
+    const sum = (files) => files.reduce((total, f) => total + f.bytes, 0);
+    const core = boot.files.filter((f) => !/\.(whl|zip)$/.test(f.name) || f.name === 'python_stdlib.zip');
+    const wheels = boot.files.filter((f) => !core.includes(f));
+    return `下載並啟動 Python：執行環境 ${MB(sum(core))} MB、套件 ${MB(sum(wheels))} MB…`;
   }
 
   // 2. the worker's log lines: "Loading numpy, matplotlib" -> what is being loaded, and its size
@@ -77,23 +50,27 @@
   window.Worker = class extends NativeWorker {
     constructor(url, options) {
       super(url, options);
+      mark('worker');
+      state.workers = (state.workers || 0) + 1;
       this.addEventListener('message', (event) => {
         const log = event.data && event.data._logMessage;
         if (log && typeof log.data === 'string') onWorkerLog(log.data);
       });
-      if (state.stage === 'ui' || state.stage === 'download') report({ stage: 'start', text: '啟動 Python…' });
+      if (state.stage === 'ui') {
+        report({ stage: 'start', text: startText() });
+        bootLoaded.then(() => { if (state.stage === 'start') report({ text: startText() }); });
+      }
     }
   };
 
   function onWorkerLog(line) {
     const loading = /^Loading (.+)$/.exec(line);
-    if (!loading || state.stage === 'ready') return;
+    if (!loading) return;
     const names = loading[1].split(', ');
     const bytes = names.reduce((sum, n) => sum + (packageSizes[n.toLowerCase()] || 0), 0);
     const list = names.length > 3 ? `${names.slice(0, 3).join('、')} 等 ${names.length} 個套件`
                                    : names.join('、');
-    report({ stage: state.stage === 'busy' ? 'busy' : 'packages',
-             text: `載入 ${list}${bytes ? `（${MB(bytes)} MB）` : ''}…` });
+    report({ stage: 'packages', text: `載入 ${list}${bytes ? `（${MB(bytes)} MB）` : ''}…` });
   }
 
   // 3. and 4.: JupyterLite's app object (exposeAppInBrowser) is assigned before the app starts
@@ -105,6 +82,8 @@
   });
 
   function onApp(theApp) {
+    mark('app');
+    theApp.started.then(() => { mark('started'); startKernelEarly(theApp); });
     // A Run pressed before the session has its kernel opens "Select Kernel" (no kernel chosen yet)
     // or is silently dropped (kernel chosen, still being created); one pressed while Python loads
     // would clear the stored outputs long before new ones come. So a Run waits for Python.
@@ -117,7 +96,21 @@
       }
       return execute(id, args);
     };
-    theApp.restored.then(findNotebook);
+    theApp.restored.then(() => { mark('restored'); findNotebook(); });
+  }
+
+  // The notebook's session would start its kernel only once the notebook is open and drawn;
+  // starting the session as soon as the kernel plugins are in lets Python load meanwhile (the
+  // notebook then finds the session running for its path and uses it). This page's own
+  // connection to it is closed at once: a second connection would answer the widgets' comm
+  // messages ("no such target") and break the sliders.
+  function startKernelEarly(theApp) {
+    const path = new URLSearchParams(location.search).get('path');
+    if (!path) return;
+    theApp.serviceManager.sessions
+      .startNew({ path, name: path.split('/').pop(), type: 'notebook', kernel: { name: 'python' } })
+      .then((connection) => { mark('session'); connection.dispose(); })
+      .catch((err) => console.warn('specdec-lab: early kernel start failed', err));
   }
 
   function findNotebook() {
@@ -127,6 +120,7 @@
       return;
     }
     panel = widget;
+    mark('panel');
     panel.context.ready.then(() => report({ notebookShown: true }));
     const ctx = panel.sessionContext;
     const onStatus = () => {
@@ -134,9 +128,7 @@
       if (status === 'idle' && !state.kernelReady) {
         report({ stage: 'ready', text: 'Python 已就緒', kernelReady: true });
         markReady();
-      } else if (status === 'busy' && state.kernelReady) {
-        report({ stage: 'busy', text: '執行中…' });
-      } else if (status === 'idle' && state.stage === 'busy') {
+      } else if (status === 'idle' && state.stage === 'packages') {   // a package loaded for a cell
         report({ stage: 'ready', text: 'Python 已就緒' });
       } else if (status === 'dead') {
         report({ stage: 'error', text: 'Python 停止了：重新整理頁面再試一次' });
@@ -155,5 +147,4 @@
     path: () => (panel ? panel.context.path : null),
   };
 
-  prefetch();
 })();
