@@ -169,7 +169,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--site", type=Path, default=SITE)
     parser.add_argument("--variant", action="append", default=[],
-                        help="NAME=SITE_FOLDER: another build of the site to measure alongside")
+                        help="NAME=SITE_FOLDER: another build of the site to measure alongside; "
+                             "NAME=SITE_FOLDER#nocache serves it with every file revalidated")
     parser.add_argument("--no-stock", action="store_true")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -187,7 +188,9 @@ def main() -> int:
     with sync_playwright() as playwright:
         for run in range(args.runs):
             for name, folder in sites.items():
-                with serve_site(folder) as base:
+                folder, _, flag = str(folder).partition("#")
+                folder = Path(folder)
+                with serve_site(folder, cache_hashed=flag != "nocache") as base:
                     cold, reload, received = one_visit(playwright, name, base)
                 results[name]["cold"].append(cold)
                 results[name]["reload"].append(reload)
@@ -211,6 +214,7 @@ def main() -> int:
             print(f"  {name}: " + ", ".join(ratios))
     print("\nbytes received on a cold visit (until every cell has run), and on disk:")
     for name, folder in sites.items():
+        folder = Path(str(folder).partition("#")[0])
         got = {part: statistics.median(b[part] for b in results[name]["bytes"]) for part in ("lesson", "lab")}
         line = f"  {name}: lab {got['lab'] / 1e6:.1f} MB"
         if name != "stock":

@@ -48,9 +48,10 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         ".webmanifest": "application/manifest+json", ".svg": "image/svg+xml",
     }
     reloader: "Reloader | None" = None
+    cache_hashed = True     # False: revalidate everything (to measure what the long cache is worth)
 
     def end_headers(self):
-        immutable = IMMUTABLE.match(self.path.split("?", 1)[0])
+        immutable = self.cache_hashed and IMMUTABLE.match(self.path.split("?", 1)[0])
         self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
         super().end_headers()
 
@@ -138,10 +139,10 @@ class Reloader:
                 self.changed.notify_all()
 
 
-def make_server(root: Path, port: int, host: str = "127.0.0.1",
-                reloader: Reloader | None = None) -> http.server.ThreadingHTTPServer:
-    handler = functools.partial(type("Handler", (SiteHandler,), {"reloader": reloader}),
-                                directory=str(root))
+def make_server(root: Path, port: int, host: str = "127.0.0.1", reloader: Reloader | None = None,
+                cache_hashed: bool = True) -> http.server.ThreadingHTTPServer:
+    options = {"reloader": reloader, "cache_hashed": cache_hashed}
+    handler = functools.partial(type("Handler", (SiteHandler,), options), directory=str(root))
     http.server.ThreadingHTTPServer.daemon_threads = True
     return http.server.ThreadingHTTPServer((host, port), handler)
 

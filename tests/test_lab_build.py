@@ -320,3 +320,48 @@ def test_site_size_is_reported(lab, request):
     if reporter:
         reporter.write_line(f"\n實驗場大小：{total:.1f} MB，其中 Pyodide {pyodide:.1f} MB")
     assert 10 < pyodide < total < 120
+
+
+# fast: the local server of `make serve` ------------------------------------------------------------
+
+def test_server_types_caching_and_live_reload(tmp_path):
+    import threading
+    import urllib.request
+    sys.path.insert(0, str(ROOT / "site"))
+    import serve  # site/serve.py
+
+    files = {"index.html": "<html><body>課</body></html>",
+             "lab/notebooks/index.html": "<html><body>lab</body></html>",
+             "lab/static/pyodide-0123456789ab/pyodide.asm.wasm": "\0asm",
+             "lab/build/100.fc995bd.js": "x", "lab/jupyter-lite.json": "{}"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
+    reloader = serve.Reloader()
+    server = serve.make_server(tmp_path, port=0, reloader=reloader)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+
+    def get(path, **headers):
+        request = urllib.request.Request(base + path, headers=headers)
+        try:
+            with urllib.request.urlopen(request) as response:
+                return response.status, response.headers, response.read().decode("utf-8")
+        except urllib.error.HTTPError as err:
+            return err.code, err.headers, ""
+    try:
+        status, headers, _ = get("/lab/static/pyodide-0123456789ab/pyodide.asm.wasm")
+        assert headers["Content-Type"] == "application/wasm"
+        assert "immutable" in headers["Cache-Control"]
+        assert "immutable" in get("/lab/build/100.fc995bd.js")[1]["Cache-Control"]
+        status, headers, _ = get("/lab/jupyter-lite.json")
+        assert headers["Cache-Control"] == "no-cache"
+        assert get("/lab/jupyter-lite.json", **{"If-Modified-Since": headers["Last-Modified"]})[0] == 304
+        lesson, lab = get("/")[2], get("/lab/notebooks/index.html")[2]
+        assert serve.RELOAD_PATH in lesson and lesson.index("課") < lesson.index(serve.RELOAD_PATH)
+        assert serve.RELOAD_PATH not in lab                       # the lab's pages stay as built
+        version = get(serve.RELOAD_PATH + "?v=")[2]               # a new page learns the version
+        assert version == reloader.version
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -140,6 +140,12 @@
     onStatus();
   }
 
+  // "Not Trusted" only concerns JavaScript inside outputs, which these notebooks do not have;
+  // in a narrow side panel it is noise
+  const style = document.createElement('style');
+  style.textContent = '.jp-NotebookTrustedStatus { display: none; }';
+  document.head.append(style);
+
   window.specdecLab = {
     state: () => ({ ...state }),
     /** The notebook as the learner has it now (nbformat JSON), or null before it is shown. */
