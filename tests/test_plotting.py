@@ -18,8 +18,7 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.ft2font import FT2Font
 from matplotlib.text import Text
 
-from specdec_lab import monte_carlo_check, verify_greedy, verify_sampling
-from specdec_lab import plotting
+from specdec_lab import monte_carlo_check, plotting, tables, verify_greedy, verify_sampling
 
 ROOT = Path(__file__).resolve().parents[1]
 FONT_CHARS = set(FT2Font(str(plotting.FONT_PATH)).get_charmap())
@@ -91,12 +90,16 @@ def test_registering_twice_adds_the_font_once():
     assert names.count(plotting.FONT_FAMILY) == 1
 
 
+PLOTTING_SOURCES = [*Path(plotting.__file__).parent.glob("*.py"), Path(tables.__file__)]
+
+
 def test_every_string_in_the_plotting_module_has_glyphs():
     """Strings the plots may draw (docstrings aside) use only characters the fonts have: a label
     added without regenerating the subset fails here (make_subset.py also scans src/)."""
-    tree = ast.parse(Path(plotting.__file__).read_text(encoding="utf-8"))
-    docstrings = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Expr)}
-    chars = {ch for node in ast.walk(tree)
+    assert {p.name for p in PLOTTING_SOURCES} >= {"style.py", "figures.py", "live.py", "beyond.py", "tables.py"}
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in PLOTTING_SOURCES]
+    docstrings = {id(node.value) for tree in trees for node in ast.walk(tree) if isinstance(node, ast.Expr)}
+    chars = {ch for tree in trees for node in ast.walk(tree)
              if isinstance(node, ast.Constant) and isinstance(node.value, str)
              and id(node) not in docstrings for ch in node.value if not ch.isspace()}
     missing = sorted(ch for ch in chars if ord(ch) not in FONT_CHARS | DEJAVU_CHARS)
@@ -174,7 +177,7 @@ def test_a_figure_ending_a_cell_displays_as_png():
 
     shell = InteractiveShell.instance()
     try:
-        plotting._show_figures_in_notebooks()
+        plotting.show_figures_in_notebooks()
         data, _ = shell.display_formatter.format(plotting.speedup_figure(0.8, 0.05))
     finally:
         InteractiveShell.clear_instance()
@@ -250,7 +253,7 @@ def test_table_text_columns_line_up_with_chinese_cells():
     draft = [0, 2, 2]
     table = plotting.round_table(verify_greedy(draft, TARGET), draft, VOCAB)
     lines = str(table).splitlines()[1:]
-    starts = {plotting._display_width(line[: line.index(verdict)])
+    starts = {tables.display_width(line[: line.index(verdict)])
               for line, verdict in zip(lines[1:], [row[-1] for row in table.rows])}
     assert len(starts) == 1  # the verdict column starts at the same display column
     assert "<table>" in table._repr_html_() and "&lt;" not in table._repr_html_()
@@ -292,3 +295,4 @@ def test_every_panel_draws_on_creation(make):
     panel = make()
     assert panel.png.startswith(b"\x89PNG")
     assert all(child.description for child in panel.widget.children[:-1])
+

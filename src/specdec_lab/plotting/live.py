@@ -1,0 +1,117 @@
+"""Slider panels: sliders in front of a lesson-1 figure, redrawn when a slider is released.
+
+``explore_tokens`` (1️⃣), ``explore_speedup`` (3️⃣) and ``explore_serving`` (4️⃣) each return a
+``LiveFigure``. ipywidgets is imported only when a panel is made, so the figures work without it;
+Pyodide's scan of a cell's imports cannot see that import, which is why the lab lists ipywidgets
+among the wheel's dependencies (``site/lab/runtime.toml``).
+"""
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+
+from ..monte_carlo import monte_carlo_check
+from ..serving import DEFAULT_T_FLOP
+from .figures import serving_figure, speedup_figure, tokens_histogram
+from .style import figure_png
+
+
+class LiveFigure:
+    """Sliders and the figure they redraw (when a slider is released).
+
+    Shown in a notebook it is an ipywidgets box: the sliders, then an Output widget whose
+    contents are set directly (no output capturing, so it behaves the same in ipykernel, in
+    Pyodide and under nbclient). The display also carries the current figure as a plain PNG, so
+    a notebook stored with its outputs (widget views stripped, see ``notebooks/execute.py``)
+    shows the figure before any kernel runs. Text that ``draw`` prints appears above the figure.
+    """
+
+    def __init__(self, draw, **sliders):
+        import ipywidgets
+
+        self._draw = draw
+        self.sliders = sliders
+        self.output = ipywidgets.Output()
+        self.widget = ipywidgets.VBox([*sliders.values(), self.output])
+        self._png = b""
+        for slider in sliders.values():
+            slider.observe(self._redraw, names="value")
+        self._redraw()
+
+    @property
+    def values(self) -> dict:
+        return {name: slider.value for name, slider in self.sliders.items()}
+
+    @property
+    def png(self) -> bytes:
+        """The figure currently shown, as PNG bytes."""
+        return self._png
+
+    def _redraw(self, change=None) -> None:
+        printed = io.StringIO()
+        outputs = []
+        try:
+            with contextlib.redirect_stdout(printed):
+                fig = self._draw(**self.values)
+            self._png = figure_png(fig)
+        except Exception as error:  # shown where the figure would be, not lost in a kernel log
+            outputs.append({"output_type": "stream", "name": "stderr",
+                            "text": f"{type(error).__name__}: {error}\n"})
+        else:
+            png = base64.b64encode(self._png).decode("ascii")
+            outputs.append({"output_type": "display_data", "metadata": {},
+                            "data": {"image/png": png, "text/plain": "<圖>"}})
+        if printed.getvalue():
+            outputs.insert(0, {"output_type": "stream", "name": "stdout", "text": printed.getvalue()})
+        self.output.outputs = tuple(outputs)
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        bundle = self.widget._repr_mimebundle_(include=include, exclude=exclude) or {}
+        data = dict(bundle[0] if isinstance(bundle, tuple) else bundle)
+        data["image/png"] = base64.b64encode(self._png).decode("ascii")
+        return data
+
+
+def _slider(kind: str, value, low, high, step, description: str, fmt: str | None = None):
+    import ipywidgets
+
+    cls = ipywidgets.IntSlider if kind == "int" else ipywidgets.FloatSlider
+    options = {"readout_format": fmt} if fmt else {}
+    return cls(value=value, min=low, max=high, step=step, description=description,
+               continuous_update=False, style={"description_width": "7em"},
+               layout=ipywidgets.Layout(width="min(100%, 26rem)"), **options)
+
+
+def explore_tokens(alpha: float = 0.8, k: int = 5, rounds: int = 30_000, seed: int = 1) -> LiveFigure:
+    """1️⃣ α and K sliders → the Monte Carlo against the closed form, and the histogram."""
+
+    def draw(alpha, k):
+        check = monte_carlo_check(alpha, k, rounds=rounds, seed=seed)
+        print(check)
+        return tokens_histogram(check)
+
+    return LiveFigure(draw,
+                      alpha=_slider("float", alpha, 0.0, 1.0, 0.01, "接受率 α", ".2f"),
+                      k=_slider("int", k, 1, 16, 1, "每輪猜 K 個"))
+
+
+def explore_speedup(alpha: float = 0.8, draft_cost: float = 0.05, k_max: int = 20) -> LiveFigure:
+    """3️⃣ α and draft-cost sliders → speedup vs K, best K and the knee."""
+    return LiveFigure(lambda alpha, draft_cost: speedup_figure(alpha, draft_cost, k_max=k_max),
+                      alpha=_slider("float", alpha, 0.0, 1.0, 0.01, "接受率 α", ".2f"),
+                      draft_cost=_slider("float", draft_cost, 0.0, 0.5, 0.01, "草稿成本", ".0%"))
+
+
+def explore_serving(alpha: float = 0.8, k: int = 5, draft_cost: float = 0.05,
+                    t_flop: float = DEFAULT_T_FLOP, max_users: int = 128) -> LiveFigure:
+    """4️⃣ α, K, draft cost and t_flop sliders → per-user speed and total throughput."""
+
+    def draw(alpha, k, draft_cost, t_flop):
+        return serving_figure(alpha, k, draft_cost, t_flop, max_users=max_users)
+
+    return LiveFigure(draw,
+                      alpha=_slider("float", alpha, 0.0, 1.0, 0.01, "接受率 α", ".2f"),
+                      k=_slider("int", k, 1, 16, 1, "每輪猜 K 個"),
+                      draft_cost=_slider("float", draft_cost, 0.0, 0.5, 0.01, "草稿成本", ".0%"),
+                      t_flop=_slider("float", t_flop, 0.002, 0.05, 0.001, "t_flop", ".3f"))
