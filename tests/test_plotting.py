@@ -5,6 +5,7 @@ import base64
 import io
 import logging
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -296,3 +297,17 @@ def test_every_panel_draws_on_creation(make):
     assert panel.png.startswith(b"\x89PNG")
     assert all(child.description for child in panel.widget.children[:-1])
 
+
+@pytest.mark.parametrize("make, bad, valid_range", [
+    (plotting.explore_speedup, {"alpha": 1.5}, "[0, 1]"),
+    (plotting.explore_speedup, {"draft_cost": float("nan")}, "[0, 0.5]"),
+    (plotting.explore_tokens, {"k": 20}, "[1, 16]"),
+    (plotting.explore_tokens, {"k": 2.5}, "[1, 16]"),
+    (plotting.explore_serving, {"t_flop": 0.0}, "[0.002, 0.05]"),
+])
+def test_a_start_value_the_slider_cannot_show_is_refused(make, bad, valid_range):
+    """ipywidgets would clamp it (α = 1.5 drawn as 1.0): a wrong figure instead of an error."""
+    ((name, value),) = bad.items()
+    with pytest.raises(ValueError, match=re.escape(name)) as error:
+        make(**bad)
+    assert valid_range in str(error.value) and repr(value) in str(error.value)

@@ -41,13 +41,19 @@ def _as_float_array(name: str, value, what: str) -> np.ndarray:
     return arr
 
 
-def probability(name: str, value, *, what: str = "介於 0 與 1 之間的機率") -> np.ndarray:
-    """A probability (or array of them) in the closed interval [0, 1]; NaN is refused."""
-    arr = _as_float_array(name, value, f"{what}，有效範圍 [0, 1]")
-    bad = ~((arr >= 0.0) & (arr <= 1.0))  # NaN fails both comparisons
+def between(name: str, value, low: float, high: float, *, what: str) -> np.ndarray:
+    """A number (or array of them) in the closed interval [low, high]; NaN is refused."""
+    span = f"[{low:g}, {high:g}]"
+    arr = _as_float_array(name, value, f"{what}，有效範圍 {span}")
+    bad = ~((arr >= low) & (arr <= high))  # NaN fails both comparisons
     if bad.any():
-        raise ValueError(f"{name} 必須是{what}，有效範圍 [0, 1]；收到 {_first_bad(value, arr, bad)}")
+        raise ValueError(f"{name} 必須是{what}，有效範圍 {span}；收到 {_first_bad(value, arr, bad)}")
     return arr
+
+
+def probability(name: str, value, *, what: str = "介於 0 與 1 之間的機率") -> np.ndarray:
+    """A probability (or array of them) in [0, 1]."""
+    return between(name, value, 0.0, 1.0, what=what)
 
 
 def nonnegative(name: str, value, *, what: str = "非負的有限數") -> np.ndarray:

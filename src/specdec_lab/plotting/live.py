@@ -11,6 +11,7 @@ import base64
 import contextlib
 import io
 
+from .. import _validate as check
 from ..monte_carlo import monte_carlo_check
 from ..serving import DEFAULT_T_FLOP
 from .figures import serving_figure, speedup_figure, tokens_histogram
@@ -73,34 +74,60 @@ class LiveFigure:
         return data
 
 
-def _slider(kind: str, value, low, high, step, description: str, fmt: str | None = None):
+def _float_slider(name: str, value, low: float, high: float, step: float, description: str,
+                  fmt: str):
+    """A slider for the parameter ``name``. A start value outside the slider is refused: the
+    slider would silently clamp it, and the figure would show a number nobody asked for."""
     import ipywidgets
 
-    cls = ipywidgets.IntSlider if kind == "int" else ipywidgets.FloatSlider
-    options = {"readout_format": fmt} if fmt else {}
-    return cls(value=value, min=low, max=high, step=step, description=description,
-               continuous_update=False, style={"description_width": "7em"},
-               layout=ipywidgets.Layout(width="min(100%, 26rem)"), **options)
+    check.scalar(name, value)
+    value = float(check.between(name, value, low, high, what="滑桿範圍內的數"))
+    return ipywidgets.FloatSlider(value=value, min=low, max=high, step=step, readout_format=fmt,
+                                  **_slider_look(ipywidgets, description))
+
+
+def _int_slider(name: str, value, low: int, high: int, description: str):
+    """Like ``_float_slider``, for an integer parameter (step 1)."""
+    import ipywidgets
+
+    value = check.scalar_int(name, value, minimum=low, maximum=high)
+    return ipywidgets.IntSlider(value=value, min=low, max=high, step=1,
+                                **_slider_look(ipywidgets, description))
+
+
+def _slider_look(ipywidgets, description: str) -> dict:
+    """Label and width shared by every slider; redraw only when the slider is released."""
+    return dict(description=description, continuous_update=False, style={"description_width": "7em"},
+                layout=ipywidgets.Layout(width="min(100%, 26rem)"))
+
+
+def _alpha_slider(alpha):
+    return _float_slider("alpha", alpha, 0.0, 1.0, 0.01, "接受率 α", ".2f")
+
+
+def _k_slider(k):
+    return _int_slider("k", k, 1, 16, "每輪猜 K 個")
+
+
+def _draft_cost_slider(draft_cost):
+    return _float_slider("draft_cost", draft_cost, 0.0, 0.5, 0.01, "草稿成本", ".0%")
 
 
 def explore_tokens(alpha: float = 0.8, k: int = 5, rounds: int = 30_000, seed: int = 1) -> LiveFigure:
     """1️⃣ α and K sliders → the Monte Carlo against the closed form, and the histogram."""
 
     def draw(alpha, k):
-        check = monte_carlo_check(alpha, k, rounds=rounds, seed=seed)
-        print(check)
-        return tokens_histogram(check)
+        simulated = monte_carlo_check(alpha, k, rounds=rounds, seed=seed)
+        print(simulated)
+        return tokens_histogram(simulated)
 
-    return LiveFigure(draw,
-                      alpha=_slider("float", alpha, 0.0, 1.0, 0.01, "接受率 α", ".2f"),
-                      k=_slider("int", k, 1, 16, 1, "每輪猜 K 個"))
+    return LiveFigure(draw, alpha=_alpha_slider(alpha), k=_k_slider(k))
 
 
 def explore_speedup(alpha: float = 0.8, draft_cost: float = 0.05, k_max: int = 20) -> LiveFigure:
     """3️⃣ α and draft-cost sliders → speedup vs K, best K and the knee."""
     return LiveFigure(lambda alpha, draft_cost: speedup_figure(alpha, draft_cost, k_max=k_max),
-                      alpha=_slider("float", alpha, 0.0, 1.0, 0.01, "接受率 α", ".2f"),
-                      draft_cost=_slider("float", draft_cost, 0.0, 0.5, 0.01, "草稿成本", ".0%"))
+                      alpha=_alpha_slider(alpha), draft_cost=_draft_cost_slider(draft_cost))
 
 
 def explore_serving(alpha: float = 0.8, k: int = 5, draft_cost: float = 0.05,
@@ -110,8 +137,6 @@ def explore_serving(alpha: float = 0.8, k: int = 5, draft_cost: float = 0.05,
     def draw(alpha, k, draft_cost, t_flop):
         return serving_figure(alpha, k, draft_cost, t_flop, max_users=max_users)
 
-    return LiveFigure(draw,
-                      alpha=_slider("float", alpha, 0.0, 1.0, 0.01, "接受率 α", ".2f"),
-                      k=_slider("int", k, 1, 16, 1, "每輪猜 K 個"),
-                      draft_cost=_slider("float", draft_cost, 0.0, 0.5, 0.01, "草稿成本", ".0%"),
-                      t_flop=_slider("float", t_flop, 0.002, 0.05, 0.001, "t_flop", ".3f"))
+    return LiveFigure(draw, alpha=_alpha_slider(alpha), k=_k_slider(k),
+                      draft_cost=_draft_cost_slider(draft_cost),
+                      t_flop=_float_slider("t_flop", t_flop, 0.002, 0.05, 0.001, "t_flop", ".3f"))
