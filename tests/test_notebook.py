@@ -228,6 +228,17 @@ def test_stored_outputs_match_the_current_code(stored, fresh):
     assert output_differences(stored, fresh) == [], REFRESH
 
 
+OTHER_NOTEBOOKS = sorted(p.name for p in NOTEBOOK.parent.glob("*.ipynb") if p != NOTEBOOK)
+
+
+@pytest.mark.parametrize("name", OTHER_NOTEBOOKS)
+def test_the_other_notebooks_stored_outputs_match_the_current_code(name):
+    """The same check for the beyond notebooks, whose figures share the plotting code."""
+    path = NOTEBOOK.parent / name
+    stored_nb = nbformat.read(path, as_version=4)
+    assert output_differences(stored_nb, execute.execute(path)) == [], f"{name}: {REFRESH}"
+
+
 def test_staleness_check_can_fail(fresh):
     """The comparison above notices a changed number and a changed figure."""
     from specdec_lab import plotting
