@@ -24,7 +24,8 @@ import numpy as np
 
 from . import _validate as check
 from .chisquare import MIN_EXPECTED, ChiSquareResult, chi2_sf, goodness_of_fit, p_text
-from .verification import RoundResult, VerifyStep, verify_greedy, verify_sampling
+from .ngram_lm import earlier_match_end
+from .verification import RoundResult, VerifyStep, draw_index, verify_greedy, verify_sampling
 
 __all__ = [
     "ModelDrafter",
@@ -37,12 +38,6 @@ __all__ = [
     "TransitionTest",
     "transition_test",
 ]
-
-
-def _draw(p: np.ndarray, rng: np.random.Generator) -> int:
-    """One draw from the distribution p (inverse CDF; faster than Generator.choice)."""
-    cdf = np.cumsum(p)
-    return min(int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right")), p.size - 1)
 
 
 # --- drafters -------------------------------------------------------------------------------
@@ -58,7 +53,7 @@ class ModelDrafter:
         tokens, rows, context = [], [], list(ids)
         for _ in range(k):
             q = self.model.probs(context, temperature)
-            x = int(np.argmax(q)) if greedy else _draw(q, rng)
+            x = int(np.argmax(q)) if greedy else draw_index(rng, q)
             tokens.append(x)
             rows.append(q)
             context.append(x)
@@ -79,12 +74,10 @@ class PromptLookupDrafter:
     def propose(self, ids, k, greedy, temperature, rng):
         seq = list(ids)
         for n in range(min(self.max_n, len(seq) - 1), self.min_n - 1, -1):
-            tail = seq[-n:]
-            for start in range(len(seq) - n - 1, -1, -1):
-                if seq[start:start + n] == tail:
-                    tokens = seq[start + n:start + n + k]
-                    rows = [np.eye(1, self.vocab_size, t).ravel() for t in tokens]
-                    return tokens, rows
+            end = earlier_match_end(seq, n)
+            if end is not None:
+                tokens = seq[end:end + k]
+                return tokens, [np.eye(1, self.vocab_size, t).ravel() for t in tokens]
         return [], []
 
 
@@ -204,7 +197,7 @@ def target_decode(target, prompt, n_tokens, *, greedy=True, temperature=1.0, see
     out = []
     for _ in range(n_tokens):
         p = target.probs(ids, temperature)
-        x = int(np.argmax(p)) if greedy else _draw(p, rng)
+        x = int(np.argmax(p)) if greedy else draw_index(rng, p)
         ids.append(x)
         out.append(x)
     return out

@@ -144,6 +144,16 @@ class DilutedDraft:
         return q
 
 
+def earlier_match_end(seq: list, n: int) -> int | None:
+    """Where the most recent earlier occurrence of the last ``n`` items of ``seq`` ends — the index
+    of the item that followed it — or None when they did not occur before."""
+    tail = seq[-n:]
+    for start in range(len(seq) - n - 1, -1, -1):
+        if seq[start:start + n] == tail:
+            return start + n
+    return None
+
+
 class CopyingLM:
     """A model that, like a large model rewriting a text it was given, tends to copy.
 
@@ -165,14 +175,9 @@ class CopyingLM:
 
     def copied(self, ids) -> int | None:
         """The character the copy head points at, or None."""
-        seq, m = list(ids), self.match
-        if len(seq) <= m:
-            return None
-        tail = seq[-m:]
-        for start in range(len(seq) - m - 1, -1, -1):
-            if seq[start:start + m] == tail:
-                return seq[start + m]
-        return None
+        seq = list(ids)
+        end = earlier_match_end(seq, self.match)
+        return None if end is None else seq[end]
 
     def probs(self, ids, temperature: float = 1.0) -> np.ndarray:
         p = self.base.probs(ids, temperature)
