@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import specdec_lab as sd
+from specdec_lab.chisquare import chi2_sf, goodness_of_fit
 
 P = np.array([[0.2, 0.8], [0.5, 0.5]])
 Q = np.array([[0.4, 0.6]])
@@ -55,6 +56,14 @@ CASES = [
     (lambda: sd.verify_sampling([0], [[0.0, 1.0]], P), "draft_probs", "0", "機率是 0"),
     (lambda: sd.verify_sampling([0], [[math.nan, 1.0]], P), "draft_probs", "nan", "[0, 1]"),
     (lambda: sd.verify_sampling([0], Q, P, seed=1.5), "seed", "1.5", "Generator"),
+    (lambda: sd.token_distribution(0.5, 10**9), "k", "1000000000", "[0, 1000000]"),  # was a hang
+    (lambda: chi2_sf(5.0, 10**9), "dof", "1000000000", "[1, 1000000]"),  # was a hang
+    (lambda: chi2_sf(5.0, math.nan), "dof", "nan", "整數"),
+    (lambda: goodness_of_fit([5, -2], [0.5, 0.5]), "observed", "-2", "非負整數"),
+    (lambda: goodness_of_fit([5, 5], [1.5, -0.5]), "probabilities", "-0.5", "[0, 1]"),
+    (lambda: goodness_of_fit([50, 50], [0.5, 0.5], labels=["a"]), "labels", "1 個", "2 格"),
+    # min_expected = 0 kept cells expecting 0 counts: χ² = nan
+    (lambda: goodness_of_fit([5, 5, 0], [0.5, 0.5, 0.0], min_expected=0), "min_expected", "0", "(0, ∞)"),
 ]
 
 

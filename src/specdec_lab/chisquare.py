@@ -11,8 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _validate as check
+
 MIN_EXPECTED = 5.0
 """Cells expected to hold fewer counts than this are pooled, so the χ² approximation holds."""
+MAX_DOF = 1_000_000
+"""``chi2_sf`` sums about dof / 2 terms: a quarter of a second at this many degrees of freedom."""
 
 
 def chi2_sf(x: float, dof: int) -> float:
@@ -22,14 +26,12 @@ def chi2_sf(x: float, dof: int) -> float:
     a finite sum; an erfc term for odd ``dof``), summed in log space so large statistics give
     tiny p-values instead of overflow.
     """
-    if isinstance(dof, bool) or int(dof) != dof or dof < 1:
-        raise ValueError(f"dof 必須是正整數（自由度），有效範圍 ≥ 1；收到 {dof!r}")
+    dof = check.scalar_int("dof", dof, minimum=1, maximum=MAX_DOF)
     x = float(x)
     if not (x >= 0.0) or math.isinf(x):
         if math.isinf(x) and x > 0:
             return 0.0
         raise ValueError(f"x 必須是非負的卡方統計量，有效範圍 [0, ∞)；收到 {x!r}")
-    dof = int(dof)
     half = x / 2.0
     if x == 0.0:
         return 1.0
@@ -85,10 +87,18 @@ def goodness_of_fit(observed, probabilities, labels=None, min_expected=MIN_EXPEC
         raise ValueError(
             f"observed 與 probabilities 必須是一樣長的一維陣列，收到形狀 {obs.shape} 與 {prob.shape}"
         )
-    if np.any(obs < 0) or not np.all(np.isfinite(obs)) or np.any(obs != np.round(obs)):
-        raise ValueError("observed 必須是非負整數的計數")
-    if np.any(prob < 0) or not np.all(np.isfinite(prob)) or abs(prob.sum() - 1.0) > 1e-6:
+    bad = np.flatnonzero(~(np.isfinite(obs) & (obs >= 0) & (obs == np.round(obs))))
+    if bad.size:
+        raise ValueError(f"observed 必須是非負整數的計數，第 {bad[0]} 格是 {obs[bad[0]]:g}")
+    bad = np.flatnonzero(~(np.isfinite(prob) & (prob >= 0)))
+    if bad.size:
+        raise ValueError(f"probabilities 必須是 [0, 1] 之間的機率，第 {bad[0]} 格是 {prob[bad[0]]:g}")
+    if abs(prob.sum() - 1.0) > 1e-6:
         raise ValueError(f"probabilities 必須是非負且總和為 1 的機率，收到總和 {prob.sum():.6g}")
+    if labels is not None and len(labels) != obs.size:
+        raise ValueError(f"labels 必須每格一個名稱：observed 有 {obs.size} 格，labels 有 {len(labels)} 個")
+    check.scalar("min_expected", min_expected)
+    min_expected = float(check.positive("min_expected", min_expected))
     n = obs.sum()
     if n < 1:
         raise ValueError("observed 的總數是 0：沒有任何樣本可以檢定")

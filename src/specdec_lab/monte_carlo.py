@@ -19,6 +19,7 @@ from . import _validate as check
 from .closed_form import _expected_tokens
 
 MAX_ROUNDS = 50_000_000
+MAX_K = 1_000_000  # token_distribution holds k + 1 probabilities
 
 
 def simulate_rounds(alpha, k, rounds=30_000, seed=None) -> np.ndarray:
@@ -31,7 +32,7 @@ def simulate_rounds(alpha, k, rounds=30_000, seed=None) -> np.ndarray:
     """
     check.scalar("alpha", alpha)
     a = float(check.probability("alpha", alpha))
-    k = check.scalar_int("k", k, minimum=0, maximum=1_000_000)
+    k = check.scalar_int("k", k, minimum=0, maximum=MAX_K)
     rounds = check.scalar_int("rounds", rounds, minimum=1, maximum=MAX_ROUNDS)
     rng = check.seed_or_generator(seed)
     u = rng.random(rounds)
@@ -88,7 +89,7 @@ def token_distribution(alpha, k) -> np.ndarray:
     """P(a round yields j tokens) for j = 1..k+1 (a truncated geometric distribution)."""
     check.scalar("alpha", alpha)
     a = float(check.probability("alpha", alpha))
-    k = check.scalar_int("k", k)
+    k = check.scalar_int("k", k, minimum=0, maximum=MAX_K)
     j = np.arange(k + 1)
     p = a**j * (1.0 - a)
     p[k] = a**k
