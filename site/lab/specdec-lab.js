@@ -140,10 +140,11 @@
     onStatus();
   }
 
-  // "Not Trusted" only concerns JavaScript inside outputs, which these notebooks do not have;
-  // in a narrow side panel it is noise
+  // In a narrow side panel, two of the notebook app's badges are noise: "Not Trusted" (only about
+  // JavaScript inside outputs, which these notebooks do not have) and the fading kernel-status
+  // badge, which covers the menu bar on a phone (the lesson page shows Python's progress).
   const style = document.createElement('style');
-  style.textContent = '.jp-NotebookTrustedStatus { display: none; }';
+  style.textContent = '.jp-NotebookTrustedStatus, .jp-NotebookKernelStatus { display: none; }';
   document.head.append(style);
 
   window.specdecLab = {
