@@ -311,3 +311,20 @@ def test_a_start_value_the_slider_cannot_show_is_refused(make, bad, valid_range)
     with pytest.raises(ValueError, match=re.escape(name)) as error:
         make(**bad)
     assert valid_range in str(error.value) and repr(value) in str(error.value)
+
+
+@pytest.mark.parametrize("call, name, value, valid_range", [
+    (lambda: plotting.speedup_figure(0.8, 0.05, k_max=0), "k_max", "0", "[1, 10000]"),  # said "k"
+    (lambda: plotting.serving_figure(max_users=0), "max_users", "0", "[1, 10000]"),  # said "concurrency"
+    (lambda: plotting.serving_figure(max_users=2.5), "max_users", "2.5", "整數"),  # drew 1..3
+    (lambda: plotting.serving_figure(max_users=10**9), "max_users", "1000000000", "[1, 10000]"),  # hung
+    (lambda: plotting.positional_figure({str(i): [0.5] for i in range(5)}), "profiles", "5", "1 到 4"),
+    (lambda: plotting.positional_figure({}), "profiles", "0", "1 到 4"),
+    (lambda: plotting.round_table(verify_greedy([0, 2], TARGET[:3]), [0, 2], ["貓", "在"]), "vocab", "2", "[0, 1]"),
+    (lambda: plotting.round_table(verify_greedy([0, 2], TARGET[:3]), [0], VOCAB), "draft_tokens", "1", "2 個位置"),
+])
+def test_bad_figure_and_table_input_names_the_parameter(call, name, value, valid_range):
+    with pytest.raises(ValueError) as error:
+        call()
+    message = str(error.value)
+    assert name in message and value in message and valid_range in message, message

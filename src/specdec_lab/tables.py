@@ -56,8 +56,16 @@ def round_table(result: RoundResult, draft_tokens, vocab=None) -> Table:
     min(1, p/q), the uniform draw u and the verdict; greedy rounds show the target's argmax.
     Positions after the first rejection are listed as discarded. ``vocab`` maps token ids to text.
     """
-    name = (lambda t: str(vocab[t])) if vocab is not None else str
     draft_tokens = [int(t) for t in np.asarray(draft_tokens).ravel()]
+    if len(draft_tokens) < len(result.steps):
+        raise ValueError(f"draft_tokens 必須是這一輪的草稿：result 判了 {len(result.steps)} 個位置，"
+                         f"draft_tokens 只有 {len(draft_tokens)} 個")
+    if vocab is not None:
+        outside = [t for t in [*draft_tokens, *result.tokens] if not 0 <= t < len(vocab)]
+        if outside:
+            raise ValueError(f"vocab 必須涵蓋這一輪的每個 token 編號，有效範圍 [0, {len(vocab) - 1}]；"
+                             f"收到編號 {outside[0]}")
+    name = (lambda t: str(vocab[t])) if vocab is not None else str
     greedy = bool(result.steps) and result.steps[0].u is None
     if greedy:
         headers = ("位置", "草稿猜", "大模型的首選", "p(草稿字)", "判定")

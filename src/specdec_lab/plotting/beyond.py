@@ -39,6 +39,8 @@ def positional_figure(profiles: dict, draft_cost: float = 0.0) -> Figure:
     verifying only the first k positions (``expected_tokens_positional``), divided by the round's
     cost 1 + k·draft_cost (``specdec_lab.positional.positional_speedups``)."""
     styles = [(BLUE, "o", "-"), (VERMILLION, "s", "--"), (GREEN, "D", "-."), (ORANGE, "^", ":")]
+    if not 1 <= len(profiles) <= len(styles):  # zip would silently leave the fifth one out
+        raise ValueError(f"profiles 必須有 1 到 {len(styles)} 組（每組一種顏色與線型），收到 {len(profiles)} 組")
     with course_figure(6.6, 3.8, ncols=2, wide=True) as (fig, (left, right)):
         for (name, rates), (color, marker, line) in zip(profiles.items(), styles):
             rates = np.asarray(rates, dtype=float)

@@ -12,10 +12,14 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
+from .._validate import scalar, scalar_int
 from ..closed_form import best_k, knee_k, speedup
 from ..monte_carlo import MonteCarloCheck
 from ..serving import DEFAULT_T_FLOP, crossover_concurrency, serving_curves
 from .style import BLACK, BLUE, GREEN, GREY, LOSS_FILL, LOSS_HATCH, ORANGE, VERMILLION, course_figure
+
+MAX_K = 10_000  # as best_k
+MAX_USERS = 10_000
 
 
 def _pct(x: float) -> str:
@@ -63,6 +67,9 @@ def tokens_histogram(check: MonteCarloCheck) -> Figure:
 def speedup_figure(alpha: float, draft_cost: float, k_max: int = 20) -> Figure:
     """Speedup against K for one α and draft cost: the best K (star), where the curve flattens
     (the knee, 95 % of the best; diamond) and the region where a larger K only loses (shaded)."""
+    scalar("alpha", alpha)
+    scalar("draft_cost", draft_cost)
+    k_max = scalar_int("k_max", k_max, minimum=1, maximum=MAX_K)
     ks = np.arange(1, k_max + 1)
     s = np.asarray(speedup(alpha, ks, draft_cost))
     best = int(best_k(alpha, draft_cost, k_max=k_max))
@@ -106,6 +113,7 @@ def serving_figure(alpha: float = 0.8, k: int = 5, draft_cost: float = 0.05,
                    t_flop: float = DEFAULT_T_FLOP, max_users: int = 128) -> Figure:
     """The concurrency model: per-user speed (left) and total throughput (right), speculation on
     and off, with the crossover N* above which speculation lowers the total marked and shaded."""
+    max_users = scalar_int("max_users", max_users, minimum=1, maximum=MAX_USERS)
     n = np.arange(1, max_users + 1, dtype=float)
     curves = serving_curves(n, alpha, k, draft_cost, t_flop=t_flop)
     n_star = float(crossover_concurrency(alpha, k, draft_cost, t_flop=t_flop))
