@@ -274,3 +274,27 @@ def test_desktop_panel_folds_and_resizes(browser, base_url):
         assert panel.is_visible()
     finally:
         lab.context.close()
+
+
+@pytest.mark.parametrize("page_path, notebook", [("lossless-lab/", "lossless.ipynb"),
+                                                 ("your-gpu/", "your_gpu.ipynb")])
+def test_every_lab_page_shows_its_own_notebook(browser, base_url, page_path, notebook):
+    lab = LabPage.open(browser, base_url + page_path)
+    try:
+        lab.wait_for("notebookShown")
+        assert lab.in_app("return nb.context.path;") == notebook
+        assert lab.page.locator(".sd-lab__download").get_attribute("download") == notebook
+        assert lab.outside == [] and lab.errors == []
+    finally:
+        lab.context.close()
+
+
+def test_a_page_without_a_lab_keeps_the_whole_width(browser, base_url):
+    lab = LabPage.open(browser, base_url + "knowledge-card/")
+    try:
+        page = lab.page
+        assert page.locator(".sd-lab, .sd-lab-open").count() == 0
+        assert page.evaluate("() => document.body.classList.contains('sd-lab-shown')") is False
+        assert page.locator(".md-sidebar--secondary").is_visible()      # its table of contents stays
+    finally:
+        lab.context.close()
