@@ -225,6 +225,21 @@ def test_acceptance_summary_counts_judged_tokens():
         (lambda: transition_test(TARGET, [([1, 2, 3], [4])]), "min_visits"),
         (lambda: lx.sampling_check(TARGET, DRAFT, "正確"), "name"),
         (lambda: lx.acceptance_summary([]), "runs"),
+        # each names the parameter, the value and the valid range (all ran or misled before)
+        (lambda: speculative_decode(TARGET, DRAFT, [-1, 1, 2, 3], 10, 4), r"prompt.*\[0, \d+\].*-1"),
+        (lambda: target_decode(TARGET, [99999, 1, 2, 3], 5), r"prompt.*\[0, \d+\].*99999"),
+        (lambda: transition_test(TARGET, [], contexts=-1), r"contexts.*≥ 1.*-1"),
+        (lambda: transition_test(TARGET, [], min_visits=0), r"min_visits.*≥ 1.*0"),
+        (lambda: transition_test(TARGET, [(list(range(3)), [5] * 40)], temperature=20.0), "無法檢定"),
+        (lambda: PromptLookupDrafter(0), r"vocab_size.*≥ 1.*0"),
+        (lambda: DilutedDraft(TARGET, True), r"alpha.*\[0, 1\].*True"),
+        (lambda: CopyingLM(TARGET, copy_weight=math.nan), r"copy_weight.*\[0, 1\].*nan"),
+        (lambda: lx.greedy_prompts(stride=0), r"stride.*≥ 1.*0"),
+        (lambda: lx.greedy_check(TARGET, DRAFT, 4, prompts=[]), "prompts 不可以是空的"),
+        (lambda: lx.sampled_runs(TARGET, DRAFT, repeats=0), r"repeats.*\[1, 100\].*0"),
+        (lambda: lx.sampled_runs(TARGET, DRAFT, seed=None), r"seed.*≥ 0.*None"),
+        (lambda: lx.prompt_lookup_table(TARGET, repeats=0), r"repeats.*\[1, 100\].*0"),
+        (lambda: lx.acceptance_summary(correct_sampling().runs, formula_alpha=1.5), r"formula_alpha.*\[0, 1\].*1.5"),
     ],
 )
 def test_bad_input(call, message):

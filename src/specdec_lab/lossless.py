@@ -69,7 +69,8 @@ class PromptLookupDrafter:
     def __init__(self, vocab_size, min_n=2, max_n=4):
         if not (isinstance(min_n, int) and isinstance(max_n, int) and 1 <= min_n <= max_n):
             raise ValueError(f"min_n 與 max_n 必須是整數且 1 ≤ min_n ≤ max_n，收到 {min_n!r}、{max_n!r}")
-        self.vocab_size, self.min_n, self.max_n = int(vocab_size), min_n, max_n
+        self.vocab_size = check.scalar_int("vocab_size", vocab_size, minimum=1)
+        self.min_n, self.max_n = min_n, max_n
 
     def propose(self, ids, k, greedy, temperature, rng):
         seq = list(ids)
@@ -204,7 +205,10 @@ def target_decode(target, prompt, n_tokens, *, greedy=True, temperature=1.0, see
 
 
 def _prompt(target, prompt) -> list[int]:
-    ids = target.vocab.encode(prompt) if isinstance(prompt, str) else [int(i) for i in prompt]
+    """The prompt as token ids: a string is encoded, ids must be in the target's vocabulary."""
+    ids = target.vocab.encode(prompt) if isinstance(prompt, str) else list(prompt)
+    if ids and not isinstance(prompt, str):
+        ids = check.integer("prompt", ids, minimum=0, maximum=len(target.vocab) - 1).tolist()
     need = getattr(target, "context_length", 0)
     if len(ids) < max(1, need):
         raise ValueError(f"prompt 至少要有 {max(1, need)} 個字（目標模型看前面 {need} 個字），收到 {len(ids)} 個")
@@ -287,6 +291,9 @@ def transition_test(target, runs, *, temperature=1.0, contexts=None, min_visits=
     (cells expecting < 5 pooled). Each visit is a fresh draw from that state's distribution, so
     the per-state statistics are independent and are added up.
     """
+    if contexts is not None:
+        contexts = check.scalar_int("contexts", contexts, minimum=1)
+    min_visits = check.scalar_int("min_visits", min_visits, minimum=1)
     visits: dict[tuple, list[int]] = {}
     for run in runs:
         prompt, generated = (run.prompt, run.tokens) if isinstance(run, SpecRun) else run
@@ -302,11 +309,16 @@ def transition_test(target, runs, *, temperature=1.0, contexts=None, min_visits=
     for state, toks in chosen:
         p = target.probs(list(state), temperature)
         if np.sum(len(toks) * p >= MIN_EXPECTED) < 1:
-            continue  # one sure next character: nothing to test here
+            continue  # no character expected MIN_EXPECTED times: too few visits to test
         counts = np.bincount(np.asarray(toks, dtype=np.intp), minlength=size)  # intp: wasm32 in Pyodide
         result = goodness_of_fit(counts, p, labels=target.vocab.chars)
         per_context.append((target.vocab.decode(state), len(toks), result))
         stat += result.statistic
         dof += result.dof
         used += len(toks)
+    if not per_context:
+        raise ValueError(
+            f"選到的 {len(chosen)} 個上下文都沒有一個字的期望次數達到 {MIN_EXPECTED:g}，無法檢定："
+            "請產生更多字，或確認 temperature 和產生時相同"
+        )
     return TransitionTest(per_context, stat, dof, chi2_sf(stat, dof) if np.isfinite(stat) else 0.0, used)

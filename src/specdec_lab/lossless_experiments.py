@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _validate as check
 from .closed_form import expected_tokens
 from .corpus import CORPUS
 from .lossless import (
@@ -43,6 +44,8 @@ K = 4
 """Draft tokens per round in B–D."""
 N_TOKENS = 300
 """Characters written per run in B and C."""
+MAX_REPEATS = 100
+"""How many times a batch may go through the corpus's paragraphs (each pass is one run per paragraph)."""
 
 VERIFIERS = {
     "正確（min(1, p/q)＋殘差）": (verify_sampling, 3),
@@ -61,6 +64,8 @@ def corpus_lines() -> list[str]:
 def greedy_prompts(width: int = 4, stride: int = 7) -> list[str]:
     """A's prompts: every ``width``-character window starting at a multiple of ``stride`` in each
     paragraph, without repeats, sorted (149 of them)."""
+    width = check.scalar_int("width", width, minimum=1)
+    stride = check.scalar_int("stride", stride, minimum=1)
     return sorted({line[s:s + width] for line in corpus_lines() for s in range(0, len(line) - width, stride)})
 
 
@@ -84,6 +89,8 @@ def greedy_check(target, draft, k: int, prompts=None, n_tokens: int = 60) -> Gre
     """Greedy speculative decoding with ``k`` draft tokens vs ``target_decode``, for every prompt
     (default ``greedy_prompts()``)."""
     prompts = greedy_prompts() if prompts is None else list(prompts)
+    if not prompts:
+        raise ValueError("prompts 不可以是空的：至少要有一個 prompt")
     identical = sum(
         speculative_decode(target, draft, p, n_tokens, k, greedy=True).tokens == target_decode(target, p, n_tokens)
         for p in prompts
@@ -98,6 +105,8 @@ def sampled_runs(target, drafter, *, verify=verify_sampling, repeats: int = 3, s
                  n_tokens: int = N_TOKENS, k: int = K, temperature: float = TEMPERATURE) -> list[SpecRun]:
     """One run per paragraph opening (its first 5 characters), the paragraphs taken ``repeats``
     times; run i uses seed ``seed + i``."""
+    repeats = check.scalar_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
+    seed = check.scalar_int("seed", seed, minimum=0)
     return [
         speculative_decode(target, drafter, line[:5], n_tokens, k, temperature=temperature, seed=seed + i,
                            verify=verify)
@@ -156,6 +165,9 @@ def acceptance_summary(runs: list[SpecRun], formula_alpha: float | None = None) 
     (default: the measured α)."""
     if not runs:
         raise ValueError("runs 不可以是空的：至少要有一次 speculative_decode 的結果")
+    if formula_alpha is not None:
+        check.scalar("formula_alpha", formula_alpha)
+        formula_alpha = float(check.probability("formula_alpha", formula_alpha))
     accepted = sum(int(r.accepted.sum()) for r in runs)
     trials = sum(r.acceptance_trials for r in runs)
     per_round = np.concatenate([r.emitted[:-1] for r in runs])
@@ -166,7 +178,7 @@ def acceptance_summary(runs: list[SpecRun], formula_alpha: float | None = None) 
         std_error=float(per_round.std() / np.sqrt(per_round.size)),
         rounds=int(per_round.size),
         k=runs[0].k,
-        formula_alpha=alpha if formula_alpha is None else float(formula_alpha),
+        formula_alpha=alpha if formula_alpha is None else formula_alpha,
     )
 
 
@@ -195,6 +207,8 @@ TASKS = {
 def prompt_lookup_table(target, copy_weight: float = 0.8, k: int = K, temperature: float = TEMPERATURE,
                         repeats: int = 3, seed: int = 0) -> list[LookupRow]:
     """D: a target that copies (``CopyingLM``) drafted by prompt lookup, on each task of ``TASKS``."""
+    repeats = check.scalar_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
+    seed = check.scalar_int("seed", seed, minimum=0)
     copier = CopyingLM(target, copy_weight=copy_weight)
     lookup = PromptLookupDrafter(len(target.vocab), min_n=2, max_n=4)
     rows = []

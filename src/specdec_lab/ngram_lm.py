@@ -20,6 +20,7 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
+from . import _validate as check
 from .corpus import CORPUS
 
 __all__ = ["Vocabulary", "CharNgramLM", "DilutedDraft", "CopyingLM", "course_models", "JUNK"]
@@ -132,9 +133,8 @@ class DilutedDraft:
     """
 
     def __init__(self, target: CharNgramLM, alpha: float):
-        if not (isinstance(alpha, (int, float)) and 0 <= alpha <= 1):
-            raise ValueError(f"alpha 必須介於 0 與 1 之間，有效範圍 [0, 1]；收到 {alpha!r}")
-        self.target, self.alpha = target, float(alpha)
+        check.scalar("alpha", alpha)
+        self.target, self.alpha = target, float(check.probability("alpha", alpha))
         self.vocab = target.vocab
         self._junk = target.vocab.index[JUNK]
 
@@ -165,11 +165,10 @@ class CopyingLM:
     """
 
     def __init__(self, base: CharNgramLM, copy_weight: float = 0.8, match: int = 3):
-        if not (isinstance(copy_weight, (int, float)) and 0 <= copy_weight <= 1):
-            raise ValueError(f"copy_weight 必須介於 0 與 1 之間，有效範圍 [0, 1]；收到 {copy_weight!r}")
-        if isinstance(match, bool) or not isinstance(match, int) or match < 1:
-            raise ValueError(f"match 必須是正整數，收到 {match!r}")
-        self.base, self.copy_weight, self.match = base, float(copy_weight), match
+        check.scalar("copy_weight", copy_weight)
+        self.copy_weight = float(check.probability("copy_weight", copy_weight, what="介於 0 與 1 之間的權重"))
+        self.match = check.scalar_int("match", match, minimum=1)
+        self.base = base
         self.vocab = base.vocab
         self.context_length = base.context_length
 
