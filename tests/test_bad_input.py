@@ -32,6 +32,7 @@ CASES = [
     (lambda: sd.knee_k(0.8, 0.05, fraction=0), "fraction", "0", "(0, 1]"),
     (lambda: sd.expected_tokens_positional([0.9, 1.1]), "alphas", "1.1", "[0, 1]"),
     (lambda: sd.expected_tokens_positional(0.9), "alphas", "0.9", "一維"),
+    (lambda: sd.expected_tokens_positional("abc"), "alphas", "'abc'", "一維"),  # was numpy's English error
     (lambda: sd.simulate_rounds(0.8, 5, rounds=0), "rounds", "0", "[1, 50000000]"),
     (lambda: sd.simulate_rounds(0.8, 5, rounds=2.5), "rounds", "2.5", "整數"),
     (lambda: sd.simulate_rounds(0.8, 5, rounds=10**12), "rounds", "1000000000000", "[1, 50000000]"),

@@ -148,3 +148,9 @@ def test_positional_tail_collapse_caps_the_gain():
     assert expected_tokens_positional([]) == 1.0
     assert expected_tokens_positional([0.0, 1.0, 1.0]) == 1.0
     assert expected_tokens_positional([[0.5, 0.5], [1.0, 1.0]]).tolist() == [1.75, 3.0]
+
+
+def test_positional_batch_without_draft_positions_gives_one_token_each():
+    """A batch of empty profiles is a batch of 1s (it was a single 1.0)."""
+    assert expected_tokens_positional(np.zeros((2, 0))).tolist() == [1.0, 1.0]
+    assert expected_tokens_positional(np.zeros((2, 3, 0))).shape == (2, 3)

@@ -105,10 +105,10 @@ def expected_tokens_positional(alphas):
     >>> expected_tokens_positional([0.8, 0.8, 0.8]) == expected_tokens(0.8, 3)
     True
     """
-    a = np.asarray(alphas, dtype=float) if np.size(alphas) else np.zeros(0)
-    if a.ndim == 0:
+    if np.ndim(alphas) == 0:
         raise ValueError(f"alphas 必須是一串各位置的接受率（一維陣列），收到單一數值 {alphas!r}")
-    if a.shape[-1] == 0:
-        return 1.0 if a.ndim == 1 else np.ones(a.shape[:-1])
+    shape = np.shape(alphas)
+    if shape[-1] == 0:  # no draft positions: the target's own token only
+        return 1.0 if len(shape) == 1 else np.ones(shape[:-1])
     a = check.probability("alphas", alphas)
     return check.unwrap(1.0 + np.cumprod(a, axis=-1).sum(axis=-1))
