@@ -298,3 +298,16 @@ def test_a_page_without_a_lab_keeps_the_whole_width(browser, base_url):
         assert page.locator(".md-sidebar--secondary").is_visible()      # its table of contents stays
     finally:
         lab.context.close()
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_the_panel_passes_axe(browser, base_url, width):
+    from support.axe import run_axe
+    lab = LabPage.open(browser, base_url, width=width, height=900 if width > 500 else 844)
+    try:
+        if width < 500:
+            lab.page.click(".sd-lab-open")
+        lab.wait_for("notebookShown")
+        assert run_axe(lab.page, context=".sd-lab, .sd-lab-open") == []
+    finally:
+        lab.context.close()

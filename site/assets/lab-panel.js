@@ -50,6 +50,9 @@
     const layout = readLayout();
     if (layout.width) document.documentElement.style.setProperty("--sd-lab-w", clampWidth(layout.width) + "px");
     panel.tabIndex = -1;
+    handle.setAttribute("aria-valuemin", "0");
+    handle.setAttribute("aria-valuemax", "70");
+    requestAnimationFrame(describeWidth);
     openButton.hidden = false;
     closeButton.hidden = false;
     handle.hidden = false;
@@ -94,10 +97,16 @@
     });
 
     // resizing: drag the left edge, or ← → on it
+    function describeWidth() {
+      const width = Math.round(panel.getBoundingClientRect().width) || clampWidth(window.innerWidth * 0.42);
+      handle.setAttribute("aria-valuenow", String(Math.round((100 * width) / window.innerWidth)));
+      handle.setAttribute("aria-valuetext", `實驗場寬 ${width} 像素`);
+    }
     function setWidth(px) {
       const width = clampWidth(px);
       document.documentElement.style.setProperty("--sd-lab-w", width + "px");
       saveLayout({ width });
+      describeWidth();
     }
     handle.addEventListener("pointerdown", (e) => {
       e.preventDefault();
