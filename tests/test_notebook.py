@@ -8,7 +8,6 @@ import re
 import sys
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
@@ -19,7 +18,8 @@ pytestmark = pytest.mark.build
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOK = ROOT / "notebooks" / "lesson1.ipynb"
 sys.path.insert(0, str(ROOT / "notebooks"))
-import execute  # noqa: E402  (notebooks/execute.py)
+# nbformat and notebooks/execute.py (nbclient) are imported inside the tests that use them: they
+# take about 4 s to import, which `pytest -m fast` would otherwise pay just to collect this module
 
 REFRESH = "筆記本裡存的輸出過期了：執行 .venv/bin/python notebooks/execute.py 更新"
 MAX_CELL_LINES = 6
@@ -28,11 +28,15 @@ MAX_LINE_WIDTH = 72
 
 @pytest.fixture(scope="module")
 def stored():
+    import nbformat
+
     return nbformat.read(NOTEBOOK, as_version=4)
 
 
 @pytest.fixture(scope="module")
 def fresh():
+    import execute  # notebooks/execute.py
+
     return execute.execute(NOTEBOOK)
 
 
@@ -148,10 +152,12 @@ def test_every_slider_cell_shows_a_figure(which, request):
 
 def test_stored_notebook_shows_without_a_kernel(stored):
     """No widget views (they would read "Loading widget..." until Python starts), no widget state."""
+    from execute import WIDGET_VIEW
+
     assert "widgets" not in stored.metadata
     for cell in code_cells(stored):
         for out in cell.outputs:
-            assert execute.WIDGET_VIEW not in out.get("data", {})
+            assert WIDGET_VIEW not in out.get("data", {})
 
 
 def test_best_k_and_crossover_cells(fresh):
@@ -234,6 +240,9 @@ OTHER_NOTEBOOKS = sorted(p.name for p in NOTEBOOK.parent.glob("*.ipynb") if p !=
 @pytest.mark.parametrize("name", OTHER_NOTEBOOKS)
 def test_the_other_notebooks_stored_outputs_match_the_current_code(name):
     """The same check for the beyond notebooks, whose figures share the plotting code."""
+    import execute
+    import nbformat
+
     path = NOTEBOOK.parent / name
     stored_nb = nbformat.read(path, as_version=4)
     assert output_differences(stored_nb, execute.execute(path)) == [], f"{name}: {REFRESH}"

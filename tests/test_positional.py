@@ -124,19 +124,26 @@ def test_the_order_nodes_are_listed_in_does_not_matter(tree, rnd):
 
 def walk(parents, acc, rounds, rng):
     """Monte Carlo: at each accepted node (the root first), at most one child is the target's
-    token — child j with probability acc[j], none with the rest. Tokens per round = 1 + depth reached."""
+    token — child j with probability acc[j], none with the rest. Tokens per round = 1 + depth reached.
+
+    All rounds step together, one level of the tree at a time: a round at node p draws a uniform u
+    and moves to the first child j of p with u < acc[kids[0]] + … + acc[j], or stops if there is none."""
+    acc = np.asarray(acc, dtype=float)
     children = {p: [i for i, q in enumerate(parents) if q == p] for p in [-1, *range(len(parents))]}
+    node = np.full(rounds, -1)
     out = np.ones(rounds)
-    for r in range(rounds):
-        node = -1
-        while children[node]:
-            kids = children[node]
-            probs = np.append(np.asarray(acc)[kids], max(0.0, 1 - sum(np.asarray(acc)[kids])))
-            pick = rng.choice(len(kids) + 1, p=probs / probs.sum())
-            if pick == len(kids):
-                break
-            node = kids[pick]
-            out[r] += 1
+    walking = np.ones(rounds, dtype=bool)
+    while walking.any():
+        u = rng.random(rounds)
+        step = np.full(rounds, -1)  # the child each walking round moves to, -1: it stops
+        for p, kids in children.items():
+            here = walking & (node == p)
+            if kids and here.any():
+                j = np.searchsorted(np.cumsum(acc[kids]), u[here], side="right")
+                step[here] = np.append(kids, -1)[j]
+        walking &= step >= 0
+        node = np.where(walking, step, node)
+        out += walking
     return out
 
 
