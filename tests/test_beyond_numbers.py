@@ -38,30 +38,12 @@ from specdec_lab.vllm.examples import (
     EXAMPLE_TAIL_COLLAPSE,
     EXAMPLE_TREE_ACCURACY,
 )
+from support.lesson_text import lesson, says, table
 from support.lossless_runs import correct_sampling, diluted_runs, greedy, lookup_table, models, sampling
 
 ROOT = Path(__file__).resolve().parents[1]
-LOSSLESS = (ROOT / "lessons" / "lossless-lab.md").read_text(encoding="utf-8")
-YOUR_GPU = (ROOT / "lessons" / "your-gpu.md").read_text(encoding="utf-8")
-
-
-def says(snippet, text, where):
-    """Assert that ``snippet`` (built from a computed value) appears verbatim in the lesson."""
-    assert snippet in text, f"{where}: expected the lesson to say {snippet!r} (the package's value)"
-
-
-def table(text, header):
-    """Rows (lists of cell strings, Markdown emphasis and code marks removed) of the table whose
-    header line starts with ``header``."""
-    lines = [line.strip() for line in text.splitlines()]
-    start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    rows = []
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        rows.append([c.strip().replace("**", "").replace("`", "") for c in line.strip("|").split("|")])
-    assert rows, f"the table {header!r} has no rows"
-    return rows
+LOSSLESS = lesson("lossless-lab.md")
+YOUR_GPU = lesson("your-gpu.md")
 
 
 def stored_outputs(notebook):

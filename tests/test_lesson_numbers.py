@@ -7,7 +7,6 @@ check fails, naming the number and the place. Tables are parsed row by row, so a
 adds is checked too.
 """
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,9 +21,10 @@ from specdec_lab import (
     speedup,
     verify_sampling,
 )
+from support import lesson_text
+from support.lesson_text import lesson, table
 
-LESSONS = Path(__file__).resolve().parents[1] / "lessons"
-LESSON1 = (LESSONS / "index.md").read_text(encoding="utf-8")
+LESSON1 = lesson("index.md")
 
 # the concurrency model's defaults as lesson 1 states them (§5 and challenge 3)
 ALPHA, K, COST = 0.8, 5, 0.05
@@ -34,9 +34,8 @@ def E(alpha, k):
     return float(expected_tokens(alpha, k))
 
 
-def says(snippet, where="lesson 1", text=LESSON1):
-    """Assert that ``snippet`` (built from a computed value) appears verbatim in the lesson."""
-    assert snippet in text, f"{where}: expected the lesson to say {snippet!r} (the package's value)"
+def says(snippet, text=LESSON1):
+    lesson_text.says(snippet, text, "lesson 1")
 
 
 def between(start, end, text=LESSON1):
@@ -44,22 +43,6 @@ def between(start, end, text=LESSON1):
     i = text.index(start)
     j = text.index(end, i + len(start))
     return text[i:j]
-
-
-def table(block, header):
-    """Rows (lists of cell strings) of the Markdown table whose header line starts with ``header``.
-
-    Cells are stripped of Markdown emphasis; leading indentation (tables inside folds) is allowed.
-    """
-    lines = [line.strip() for line in block.splitlines()]
-    start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    rows = []
-    for line in lines[start + 2:]:  # skip the header and the |---| line
-        if not line.startswith("|"):
-            break
-        rows.append([c.strip().replace("**", "") for c in line.strip("|").split("|")])
-    assert rows, f"the table {header!r} has no rows"
-    return rows
 
 
 # ---------------------------------------------------------------- §2 expected tokens per round
@@ -134,8 +117,8 @@ def test_speedup_example():
 def test_vllm_acceptance_table():
     rows = {r[0]: r for r in table(LESSON1, "| vLLM 印出的數字 |")}
     e = E(0.8, 5)
-    assert rows["`Avg Draft acceptance rate`"][3] == f"{(e - 1) / 5:.1%}"
-    assert rows["`Mean acceptance length`"][3] == f"{e:.2f}"
+    assert rows["Avg Draft acceptance rate"][3] == f"{(e - 1) / 5:.1%}"
+    assert rows["Mean acceptance length"][3] == f"{e:.2f}"
     first = next(v for key, v in rows.items() if key.startswith("第 1 個位置"))
     assert first[3] == f"{E(0.8, 1) - E(0.8, 0):.2f}"  # α itself: what the first draft token adds
 
