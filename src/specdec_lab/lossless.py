@@ -225,7 +225,7 @@ def verify_accept_if_draft_confident(draft_tokens, draft_probs, target_probs, se
     It keeps exactly the tokens the draft over-proposes, so the draft's favourites come out more
     often than the target would write them.
     """
-    return _broken(draft_tokens, draft_probs, target_probs, seed,
+    return _wrong_verifier(draft_tokens, draft_probs, target_probs, seed,
                    accept=lambda p, q, u: q >= p, residual=True)
 
 
@@ -236,11 +236,13 @@ def verify_resample_from_target(draft_tokens, draft_probs, target_probs, seed=No
     Looks harmless ("the target decides anyway") yet the draft's favourites get a second chance:
     P(x) = min(p, q)(x) + (1 − Σ min(p, q)) · p(x) ≠ p(x).
     """
-    return _broken(draft_tokens, draft_probs, target_probs, seed,
+    return _wrong_verifier(draft_tokens, draft_probs, target_probs, seed,
                    accept=lambda p, q, u: u < min(1.0, p / q), residual=False)
 
 
-def _broken(draft_tokens, draft_probs, target_probs, seed, accept, residual) -> RoundResult:
+def _wrong_verifier(draft_tokens, draft_probs, target_probs, seed, accept, residual) -> RoundResult:
+    """The two wrong verifiers' round: ``accept(p, q, u)`` decides each draft token; after a
+    rejection the token is redrawn from the residual max(0, p − q) or, with ``residual=False``, p."""
     rng = check.seed_or_generator(seed)
     target = np.asarray(target_probs, dtype=float)
     draft = np.asarray(draft_probs, dtype=float)

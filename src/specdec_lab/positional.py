@@ -69,7 +69,7 @@ def expected_tokens_tree(parents, acceptance) -> float:
     >>> expected_tokens_tree([-1, -1, 0], [0.5, 0.25, 0.5])  # two candidates for position 1
     2.0
     """
-    parents, acc = _tree("parents", parents, "acceptance", acceptance)
+    parents, acc = _checked_tree("parents", parents, "acceptance", acceptance)
     reach = np.empty(acc.size)  # P(the path from the root to node i is accepted)
     for i, p in enumerate(parents):
         reach[i] = acc[i] * (reach[p] if p >= 0 else 1.0)
@@ -88,10 +88,10 @@ def tree_from_choices(choices, accuracy) -> tuple[list[int], np.ndarray]:
     >>> tree_from_choices([(0,), (1,), (0, 0)], [[0.6, 0.3], [0.5, 0.2]])
     ([-1, -1, 0], array([0.6, 0.3, 0.5]))
     """
-    acc = _accuracy(accuracy)
+    acc = _checked_accuracy(accuracy)
     if isinstance(choices, (str, bytes)) or not hasattr(choices, "__iter__"):
         raise ValueError(f"choices 必須是一串節點（每個節點是一個名次 tuple，例如 (0,)、(0, 1)），收到 {choices!r}")
-    nodes = [_choice(c, acc) for c in choices]
+    nodes = [_checked_node(c, acc) for c in choices]
     order = sorted(range(len(nodes)), key=lambda i: (len(nodes[i]), nodes[i]))
     index: dict[tuple, int] = {}
     parents, acceptance = [], []
@@ -106,7 +106,7 @@ def tree_from_choices(choices, accuracy) -> tuple[list[int], np.ndarray]:
         parents.append(index[parent] if parent else -1)
         acceptance.append(acc[len(node) - 1, node[-1]])
     acceptance = np.array(acceptance)
-    _tree("parents", parents, "acceptance", acceptance)  # siblings of one node: at most 1 together
+    _checked_tree("parents", parents, "acceptance", acceptance)  # siblings of one node: at most 1 together
     return parents, acceptance
 
 
@@ -122,7 +122,7 @@ def best_tree(accuracy, nodes) -> list[tuple[int, ...]]:
     >>> best_tree([[0.6, 0.3], [0.4, 0.2]], 3)
     [(0,), (1,), (0, 0)]
     """
-    acc = _accuracy(accuracy)
+    acc = _checked_accuracy(accuracy)
     depth, width = acc.shape
     nodes = check.scalar_int("nodes", nodes, minimum=0, maximum=_tree_size(depth, width))
     chosen: list[tuple[int, ...]] = []
@@ -140,7 +140,7 @@ def best_tree(accuracy, nodes) -> list[tuple[int, ...]]:
 # --- checks -----------------------------------------------------------------------------------
 
 
-def _tree(parents_name, parents, acceptance_name, acceptance) -> tuple[list[int], np.ndarray]:
+def _checked_tree(parents_name, parents, acceptance_name, acceptance) -> tuple[list[int], np.ndarray]:
     if isinstance(parents, (str, bytes)) or np.ndim(parents) != 1:
         raise ValueError(f"{parents_name} 必須是一串父節點編號（一維，-1 表示接在根上），收到 {parents!r}")
     if np.size(parents) == 0:
@@ -173,7 +173,7 @@ def _tree(parents_name, parents, acceptance_name, acceptance) -> tuple[list[int]
     return [int(p) for p in ids], acc
 
 
-def _accuracy(accuracy) -> np.ndarray:
+def _checked_accuracy(accuracy) -> np.ndarray:
     acc = check.probability("accuracy", accuracy)
     if acc.ndim != 2:
         raise ValueError(f"accuracy 必須是二維表：第 d 列是第 d+1 個位置、各名次候選字的命中率，收到形狀 {acc.shape}")
@@ -187,7 +187,7 @@ def _accuracy(accuracy) -> np.ndarray:
     return acc
 
 
-def _choice(choice, acc: np.ndarray) -> tuple[int, ...]:
+def _checked_node(choice, acc: np.ndarray) -> tuple[int, ...]:
     depth, width = acc.shape
     try:
         node = tuple(choice)

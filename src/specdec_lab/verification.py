@@ -81,13 +81,13 @@ def draw_index(rng: np.random.Generator, weights: np.ndarray) -> int:
     return int(min(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"), cdf.size - 1))
 
 
-def _count(toks: np.ndarray) -> int:
+def _draft_length(toks: np.ndarray) -> int:
     if toks.ndim != 1:
         raise ValueError(f"draft_tokens 必須是一維的 token 編號序列，收到形狀 {toks.shape}")
     return toks.size
 
 
-def _tokens(toks: np.ndarray, vocab: int) -> np.ndarray:
+def _checked_tokens(toks: np.ndarray, vocab: int) -> np.ndarray:
     if toks.size == 0:
         return toks.astype(np.int64)
     return check.integer("draft_tokens", toks, minimum=0, maximum=vocab - 1)
@@ -100,8 +100,8 @@ def verify_greedy(draft_tokens, target_probs) -> RoundResult:
     argmax of the last row is the bonus token. Same output as the target decoding greedily alone.
     """
     toks = np.asarray(draft_tokens)
-    probs = _distributions("target_probs", target_probs, rows=_count(toks) + 1)
-    toks = _tokens(toks, probs.shape[1])
+    probs = _distributions("target_probs", target_probs, rows=_draft_length(toks) + 1)
+    toks = _checked_tokens(toks, probs.shape[1])
     k = toks.size
     best = probs.argmax(axis=1)
     emitted, steps = [], []
@@ -122,8 +122,8 @@ def verify_sampling(draft_tokens, draft_probs, target_probs, seed=None) -> Round
     ``seed`` is an int or a ``numpy.random.Generator`` (pass one Generator to many calls).
     """
     toks = np.asarray(draft_tokens)
-    target = _distributions("target_probs", target_probs, rows=_count(toks) + 1)
-    toks = _tokens(toks, target.shape[1])
+    target = _distributions("target_probs", target_probs, rows=_draft_length(toks) + 1)
+    toks = _checked_tokens(toks, target.shape[1])
     k = toks.size
     if k:
         draft = _distributions("draft_probs", draft_probs, rows=k)
