@@ -77,14 +77,12 @@ def course_figure(width: float, height: float, ncols: int = 1, *, wide: bool = F
     """``with course_figure(w, h) as (fig, ax):`` a Figure outside pyplot (nothing global to
     close) in the course's style, ``ncols`` panels side by side; draw inside the block.
 
-    ``wide=True`` adds ``WIDE`` while drawing. The axes themselves are made with ``STYLE`` alone,
-    so the larger type reaches titles, legends and text added in the block, while axis labels
-    and tick labels keep the sizes fixed when the axes were made.
+    ``wide=True`` uses the larger type of ``WIDE`` throughout (titles, legends, axis and tick
+    labels), for side-by-side panels that a phone shrinks.
     """
     with matplotlib.rc_context({**STYLE, **WIDE} if wide else STYLE):
-        with matplotlib.rc_context(STYLE):
-            fig = Figure(figsize=(width, height), dpi=DPI, facecolor="white", layout="constrained")
-            axes = fig.subplots(1, ncols)
+        fig = Figure(figsize=(width, height), dpi=DPI, facecolor="white", layout="constrained")
+        axes = fig.subplots(1, ncols)
         yield fig, axes
 
 
