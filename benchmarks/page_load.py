@@ -170,7 +170,8 @@ def main() -> int:
     parser.add_argument("--site", type=Path, default=SITE)
     parser.add_argument("--variant", action="append", default=[],
                         help="NAME=SITE_FOLDER: another build of the site to measure alongside; "
-                             "NAME=SITE_FOLDER#nocache serves it with every file revalidated")
+                             "NAME=SITE_FOLDER#nocache serves it with every file revalidated, "
+                             "#nogzip without compression (flags join with commas)")
     parser.add_argument("--no-stock", action="store_true")
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
@@ -187,10 +188,13 @@ def main() -> int:
     results = {name: {"cold": [], "reload": [], "bytes": []} for name in sites}
     with sync_playwright() as playwright:
         for run in range(args.runs):
-            for name, folder in sites.items():
-                folder, _, flag = str(folder).partition("#")
-                folder = Path(folder)
-                with serve_site(folder, cache_hashed=flag != "nocache") as base:
+            order = list(sites.items())
+            order = order[run % len(order):] + order[:run % len(order)]   # each site takes each slot
+            for name, folder in order:
+                folder, _, flags = str(folder).partition("#")
+                folder, flags = Path(folder), flags.split(",")
+                with serve_site(folder, cache_hashed="nocache" not in flags,
+                                compress="nogzip" not in flags) as base:
                     cold, reload, received = one_visit(playwright, name, base)
                 results[name]["cold"].append(cold)
                 results[name]["reload"].append(reload)
@@ -211,7 +215,9 @@ def main() -> int:
                 continue
             ratios = [f"{mode} {med(results[name][mode], 'output') / med(results['stock'][mode], 'output'):.2f}"
                       for mode in ("cold", "reload")]
-            print(f"  {name}: " + ", ".join(ratios))
+            paired = [f"{mode} {statistics.median(o['output'] / s['output'] for o, s in zip(results[name][mode], results['stock'][mode])):.2f}"
+                      for mode in ("cold", "reload")]
+            print(f"  {name}: " + ", ".join(ratios) + "   (median of each run's own ratio: " + ", ".join(paired) + ")")
     print("\nbytes received on a cold visit (until every cell has run), and on disk:")
     for name, folder in sites.items():
         folder = Path(str(folder).partition("#")[0])

@@ -8,8 +8,11 @@ rebuilds the pages and reloads open tabs; editing a notebook (notebooks/) rebuil
 from __future__ import annotations
 
 import argparse
+import email.utils
 import functools
+import gzip
 import http.server
+import io
 import os
 import re
 import sys
@@ -36,9 +39,38 @@ IMMUTABLE = re.compile(r"^(/lab/static/pyodide-[0-9a-f]{12}/"
                        r"|/assets/(javascripts|stylesheets)/.*\.[0-9a-f]{8}\.min\.(js|css)$)")
 
 
+# Types worth compressing: text and WebAssembly (wheels, zips, images and fonts are compressed already)
+COMPRESSIBLE = re.compile(r"^(text/|application/(javascript|json|manifest\+json|xml|wasm)|image/svg\+xml)")
+
+
+class GzipCache:
+    """gzip bodies of files, made on first request and kept while the file is unchanged
+    (path, size and mtime), shared by every server in the process. Any static host compresses
+    text the same way; this makes the local server send what a deployment would."""
+
+    def __init__(self):
+        self.bodies: dict[str, tuple[tuple, bytes]] = {}
+        self.lock = threading.Lock()
+
+    def get(self, path: str, st: os.stat_result) -> bytes:
+        stamp = (st.st_size, st.st_mtime_ns)
+        with self.lock:    # one compression per file even when requests race
+            cached = self.bodies.get(path)
+            if cached and cached[0] == stamp:
+                return cached[1]
+            with open(path, "rb") as f:
+                body = gzip.compress(f.read(), compresslevel=6, mtime=0)
+            self.bodies[path] = (stamp, body)
+            return body
+
+
+GZIP = GzipCache()
+
+
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files with the right types. Content-addressed files are cached for a year; the rest
-    is `no-cache` (revalidated, 304 when unchanged) so an edit shows on the next reload. With live
+    is `no-cache` (revalidated, 304 when unchanged) so an edit shows on the next reload. Text and
+    WebAssembly go gzip-compressed to browsers that accept it (`Vary: Accept-Encoding`). With live
     reload, lesson pages get a small script that reloads them after a rebuild."""
 
     extensions_map = {
@@ -49,11 +81,69 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     }
     reloader: "Reloader | None" = None
     cache_hashed = True     # False: revalidate everything (to measure what the long cache is worth)
+    compress = True         # False: send every file as it is (to measure what compression is worth)
+
+    def send_response(self, code, message=None):
+        self.status = code
+        super().send_response(code, message)
 
     def end_headers(self):
-        immutable = self.cache_hashed and IMMUTABLE.match(self.path.split("?", 1)[0])
+        immutable = (self.cache_hashed and getattr(self, "status", 0) in (200, 304)
+                     and IMMUTABLE.match(self.path.split("?", 1)[0]))
         self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
         super().end_headers()
+
+    def send_head(self):
+        path = self._file()
+        ctype = self.guess_type(path) if path else ""
+        if not (self.compress and COMPRESSIBLE.match(ctype)):
+            return super().send_head()
+        st = os.stat(path)
+        if self._unmodified_since(st.st_mtime):
+            self.send_response(304)
+            self.send_header("Vary", "Accept-Encoding")
+            self.end_headers()
+            return None
+        gzipped = self._accepts_gzip()
+        body = GZIP.get(path, st) if gzipped else None
+        self.send_response(200)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Vary", "Accept-Encoding")
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body) if gzipped else st.st_size))
+        self.send_header("Last-Modified", self.date_time_string(st.st_mtime))
+        self.end_headers()
+        return io.BytesIO(body) if gzipped else open(path, "rb")
+
+    def _file(self) -> str | None:
+        """The file a GET of this URL sends (a folder's index.html), or None (a redirect, a
+        listing, a missing file: the base class answers those)."""
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            if not self.path.split("?", 1)[0].endswith("/"):
+                return None
+            path = os.path.join(path, "index.html")
+        return path if os.path.isfile(path) else None
+
+    def _accepts_gzip(self) -> bool:
+        for offer in self.headers.get("Accept-Encoding", "").split(","):
+            name, _, params = offer.partition(";")
+            if name.strip() == "gzip":
+                try:
+                    return float(params.replace(" ", "").removeprefix("q=") or 1) > 0
+                except ValueError:
+                    return True
+        return False
+
+    def _unmodified_since(self, mtime: float) -> bool:
+        if "If-None-Match" in self.headers or "If-Modified-Since" not in self.headers:
+            return False
+        try:
+            since = email.utils.parsedate_to_datetime(self.headers["If-Modified-Since"]).timestamp()
+        except (TypeError, IndexError, OverflowError, ValueError):
+            return False
+        return int(mtime) <= since
 
     def do_GET(self):
         if self.reloader and self.path.startswith(RELOAD_PATH):
@@ -79,8 +169,14 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         body = path.read_bytes()
         at = body.rfind(b"</body>")
         body = body[:at] + RELOAD_SCRIPT + body[at:] if at >= 0 else body + RELOAD_SCRIPT
+        gzipped = self.compress and self._accepts_gzip()
+        if gzipped:
+            body = gzip.compress(body, compresslevel=6, mtime=0)
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Vary", "Accept-Encoding")
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -140,8 +236,8 @@ class Reloader:
 
 
 def make_server(root: Path, port: int, host: str = "127.0.0.1", reloader: Reloader | None = None,
-                cache_hashed: bool = True) -> http.server.ThreadingHTTPServer:
-    options = {"reloader": reloader, "cache_hashed": cache_hashed}
+                cache_hashed: bool = True, compress: bool = True) -> http.server.ThreadingHTTPServer:
+    options = {"reloader": reloader, "cache_hashed": cache_hashed, "compress": compress}
     handler = functools.partial(type("Handler", (SiteHandler,), options), directory=str(root))
     http.server.ThreadingHTTPServer.daemon_threads = True
     return http.server.ThreadingHTTPServer((host, port), handler)

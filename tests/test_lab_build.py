@@ -8,6 +8,7 @@ and the site's size.
 """
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -333,7 +334,9 @@ def test_server_types_caching_and_live_reload(tmp_path):
     files = {"index.html": "<html><body>課</body></html>",
              "lab/notebooks/index.html": "<html><body>lab</body></html>",
              "lab/static/pyodide-0123456789ab/pyodide.asm.wasm": "\0asm",
-             "lab/build/100.fc995bd.js": "x", "lab/jupyter-lite.json": "{}"}
+             "lab/static/pyodide-0123456789ab/x-1.0-py3-none-any.whl": "PK",
+             "lab/build/100.fc995bd.js": "x", "lab/jupyter-lite.json": "{}",
+             "search/search_index.json": json.dumps({"docs": ["投機解碼"] * 500}, ensure_ascii=False)}
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text, encoding="utf-8")
@@ -346,7 +349,10 @@ def test_server_types_caching_and_live_reload(tmp_path):
         request = urllib.request.Request(base + path, headers=headers)
         try:
             with urllib.request.urlopen(request) as response:
-                return response.status, response.headers, response.read().decode("utf-8")
+                body = response.read()
+                if response.headers["Content-Encoding"] == "gzip":
+                    body = gzip.decompress(body)
+                return response.status, response.headers, body.decode("utf-8")
         except urllib.error.HTTPError as err:
             return err.code, err.headers, ""
     try:
@@ -362,6 +368,25 @@ def test_server_types_caching_and_live_reload(tmp_path):
         assert serve.RELOAD_PATH not in lab                       # the lab's pages stay as built
         version = get(serve.RELOAD_PATH + "?v=")[2]               # a new page learns the version
         assert version == reloader.version
+        # text goes gzip-compressed to a browser that accepts it, as a static host would send it
+        index = (tmp_path / "search/search_index.json").read_text(encoding="utf-8")
+        status, headers, body = get("/search/search_index.json", **{"Accept-Encoding": "gzip, br"})
+        assert headers["Content-Encoding"] == "gzip" and body == index
+        assert int(headers["Content-Length"]) < len(index.encode()) / 10
+        assert headers["Vary"] == "Accept-Encoding"
+        assert "Content-Encoding" not in get("/search/search_index.json")[1]          # not asked for
+        assert "Content-Encoding" not in get("/search/search_index.json",
+                                             **{"Accept-Encoding": "gzip;q=0"})[1]
+        assert get("/lab/static/pyodide-0123456789ab/pyodide.asm.wasm",
+                   **{"Accept-Encoding": "gzip"})[1]["Content-Encoding"] == "gzip"
+        assert "Content-Encoding" not in get("/lab/static/pyodide-0123456789ab/x-1.0-py3-none-any.whl",
+                                             **{"Accept-Encoding": "gzip"})[1]         # a zip already
+        lesson_gz = get("/", **{"Accept-Encoding": "gzip"})                           # live-reload page too
+        assert lesson_gz[1]["Content-Encoding"] == "gzip" and serve.RELOAD_PATH in lesson_gz[2]
+        assert get("/lab/jupyter-lite.json", **{"Accept-Encoding": "gzip",
+                   "If-Modified-Since": headers["Last-Modified"]})[0] == 304
+        missing = get("/lab/static/pyodide-0123456789ab/missing.js")
+        assert missing[0] == 404 and missing[1]["Cache-Control"] == "no-cache"       # a 404 is not kept
     finally:
         server.shutdown()
         server.server_close()

@@ -66,11 +66,11 @@ LISTEN_IOPUB = WITH_APP % """() => {
 
 
 @contextlib.contextmanager
-def serve_site(root: Path = SITE, cache_hashed: bool = True):
+def serve_site(root: Path = SITE, cache_hashed: bool = True, compress: bool = True):
     """site/serve.py's static server (no live reload) on a free port; yields the base URL."""
     sys.path.insert(0, str(ROOT / "site"))
     import serve  # site/serve.py
-    server = serve.make_server(root, port=0, cache_hashed=cache_hashed)
+    server = serve.make_server(root, port=0, cache_hashed=cache_hashed, compress=compress)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
