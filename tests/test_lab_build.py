@@ -8,8 +8,10 @@ and the site's size.
 """
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
+import io
 import json
 import re
 import sys
@@ -136,6 +138,54 @@ def test_npm_integrity_check(tmp_path):
     assert not fetch._matches_sri(blob, good[:-4] + "AAA=")
 
 
+def test_bytecode_is_added_beside_the_source_and_the_check_can_fail(tmp_path, monkeypatch):
+    """site/lab/add_bytecode.py (in the build it runs in Pyodide; here in this CPython, so with
+    this CPython's magic number): members unchanged, a .pyc after each chosen .py, RECORD lines;
+    a module that does not compile stays source only; Python uses the .pyc without checking."""
+    import importlib.util
+    from lab import add_bytecode as compiler   # site/lab/add_bytecode.py
+    wheel = make_wheel(tmp_path, "demo", "1.0", [], [])
+    with zipfile.ZipFile(wheel, "a") as z:
+        z.writestr("demo/__init__.py", "VALUE = 1\n")
+        z.writestr("demo/skipped.py", "X = 2\n")
+        z.writestr("demo/broken.py", "print 'python 2'\n")
+        z.writestr("demo-1.0.dist-info/RECORD", "demo/__init__.py,sha256=x,10\n")
+    out = tmp_path / "out.whl"
+    compiled, failed = compiler.add_bytecode(str(wheel), str(out), "wheel",
+                                             ["demo/__init__.py", "demo/broken.py"])
+    assert (compiled, failed) == (1, 1)
+    here = dict(magic=importlib.util.MAGIC_NUMBER, tag=sys.implementation.cache_tag)
+    assert added_bytecode(wheel.read_bytes(), out.read_bytes(), "wheel", **here) == \
+        [f"demo/__pycache__/__init__.{sys.implementation.cache_tag}.pyc"]
+
+    # the .pyc is what Python runs, without re-reading the source (it is "unchecked")
+    unpacked = tmp_path / "site"
+    zipfile.ZipFile(out).extractall(unpacked)
+    (unpacked / "demo" / "__init__.py").write_text("VALUE = 'edited'\n")
+    monkeypatch.syspath_prepend(str(unpacked))
+    monkeypatch.delitem(sys.modules, "demo", raising=False)
+    assert importlib.import_module("demo").VALUE == 1
+
+    # the check fails when anything but bytecode changed
+    def rewrite(path, change):
+        changed = tmp_path / f"changed-{len(list(tmp_path.iterdir()))}.whl"
+        with zipfile.ZipFile(path) as src, zipfile.ZipFile(changed, "w") as dst:
+            for name in src.namelist():
+                data = change(name, src.read(name))
+                if data is not None:
+                    dst.writestr(name, data)
+            if (extra := change("extra", None)) is not None:
+                dst.writestr("demo/extra.txt", extra)
+        return changed.read_bytes()
+    pyc = f"demo/__pycache__/__init__.{sys.implementation.cache_tag}.pyc"
+    for change in [lambda n, d: b"VALUE = 3\n" if n == "demo/skipped.py" else d,           # a source edited
+                   lambda n, d: d[:8] + bytes(8) + d[16:] if n == pyc else d,                   # another source's hash
+                   lambda n, d: b"x" if n == "extra" else d,                                    # a file added
+                   lambda n, d: None if n == "demo/broken.py" else d]:                          # a file dropped
+        with pytest.raises(AssertionError):
+            added_bytecode(wheel.read_bytes(), rewrite(out, change), "wheel", **here)
+
+
 # build: the lab as a browser gets it --------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -191,38 +241,141 @@ def test_lab_config_is_offline_memory_backed_and_exposes_the_app(lab):
     pyodide_dist.closure(lock_data, kernel["loadPyodideOptions"]["packages"])   # all in the lock
 
 
+# CPython 3.12's bytecode header (Pyodide 0.27's interpreter): magic number, and the flags of an
+# "unchecked hash-based" .pyc (PEP 552) written by site/lab/add_bytecode.py
+MAGIC_312 = (3531).to_bytes(2, "little") + b"\r\n"
+UNCHECKED_HASH = (1).to_bytes(4, "little")
+
+
+def added_bytecode(original: bytes, ours: bytes, kind: str, magic: bytes = MAGIC_312,
+                   tag: str = "cpython-312") -> list[str]:
+    """Check that `ours` is the zip `original` with bytecode added and nothing else changed:
+    every original member byte for byte (a wheel's RECORD gains one line per .pyc), and each added
+    member is the .pyc of an original .py (kind "wheel": <folder>/__pycache__/<module>.cpython-312.pyc,
+    "stdlib": <module>.pyc beside it) whose header carries `magic` and that source's hash.
+    Returns the added names."""
+    import _imp
+    with zipfile.ZipFile(io.BytesIO(original)) as a, zipfile.ZipFile(io.BytesIO(ours)) as b:
+        before, after = set(a.namelist()), b.namelist()
+        assert len(after) == len(set(after))
+        added = [n for n in after if n not in before]
+        assert before <= set(after)
+        record_lines = []
+        for name in before:
+            if name.endswith(".dist-info/RECORD") and kind == "wheel":
+                old, new = a.read(name).decode().splitlines(), b.read(name).decode().splitlines()
+                assert new[:len(old)] == old, name
+                record_lines = new[len(old):]
+            else:
+                assert a.read(name) == b.read(name), name
+        for name in added:
+            if kind == "wheel":
+                folder, _, cached = name.rpartition("__pycache__/")
+                stem = cached.partition(".")[0]
+                assert cached == f"{stem}.{tag}.pyc", name
+            else:
+                folder, stem = "", name.removesuffix(".pyc")
+                assert name.endswith(".pyc"), name
+            source = a.read(folder + stem + ".py")
+            data = b.read(name)
+            assert data[:4] == magic and data[4:8] == UNCHECKED_HASH, name
+            assert data[8:16] == _imp.source_hash(int.from_bytes(magic, "little"), source), name
+        if kind == "wheel":
+            listed = sorted(line.split(",")[0] for line in record_lines)
+            assert listed == sorted(added)
+            for line in record_lines:
+                name, digest, size = line.split(",")
+                data = b.read(name)
+                assert int(size) == len(data)
+                assert digest == "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return added
+
+
 @pytest.mark.build
-def test_every_pyodide_file_matches_the_official_release(lab):
+def test_every_pyodide_file_is_the_official_one_plus_bytecode(lab):
+    """Files from the official release: the build checked each against the official lock, then
+    added bytecode (site/lab/bytecode.py). Here: each original still has the official sha256, what
+    is served is that original plus bytecode only, and the served lock names the served bytes."""
     official = official_npm_files()
     official_lock = json.loads(official["pyodide-lock.json"])
     by_file = {e["file_name"]: e for e in official_lock["packages"].values()}
+    source = pyodide_dist.choose_source(CFG)
     pyodide = build_lab.pyodide_dir(lab)
     ours = json.loads((pyodide / "pyodide-lock.json").read_text())
     our_files = {e["file_name"]: e for e in ours["packages"].values()}
-    pinned = {line.split()[0].split("==")[0].lower().replace("_", "-"): line.split()[1]
-              for line in CFG["lock"]["pypi"]}
     for name in CFG["pyodide"]["core_files"]:
-        assert (pyodide / name).read_bytes() == official[name], name
-    checked = 0
+        if name == "python_stdlib.zip":
+            assert added_bytecode(official[name], (pyodide / name).read_bytes(), "stdlib"), name
+        else:
+            assert (pyodide / name).read_bytes() == official[name], name
+    checked = compiled = 0
     for path in sorted(pyodide.iterdir()):
         if path.is_dir() or path.name in CFG["pyodide"]["core_files"] or path.name == "pyodide-lock.json":
             continue
-        digest = fetch.sha256_of(path)
-        if path.name in by_file:               # one of Pyodide's own packages
-            assert digest == by_file[path.name]["sha256"], path.name
-            assert our_files[path.name]["sha256"] == digest
+        entry = our_files[path.name]
+        assert fetch.sha256_of(path) == entry["sha256"], path.name        # the lock says what is served
+        if path.name in by_file:                                            # one of Pyodide's own packages
+            original = source.read_wheel(path.name)
+            assert hashlib.sha256(original).hexdigest() == by_file[path.name]["sha256"], path.name
+            if path.suffix == ".whl":
+                compiled += bool(added_bytecode(original, path.read_bytes(), "wheel"))
+            else:
+                assert path.read_bytes() == original, path.name
+            assert {**entry, "sha256": None} == {**by_file[path.name], "sha256": None}
             checked += 1
-        else:                                   # a wheel we registered: the lock says its digest
-            entry = our_files[path.name]
-            assert digest == entry["sha256"], path.name
-            if entry["name"] in pinned:
-                assert digest == pinned[entry["name"]], path.name
-    assert checked >= 25
-    # nothing of the official lock is shipped under a different digest or left dangling
+    assert checked >= 25 and compiled >= 15
+    # nothing of the official lock is left dangling
     for entry in ours["packages"].values():
         assert (pyodide / entry["file_name"]).is_file(), entry["file_name"]
-        if entry["file_name"] in by_file:
-            assert entry == by_file[entry["file_name"]]
+
+
+@pytest.mark.build
+def test_registered_wheels_are_their_pinned_originals_plus_bytecode(lab):
+    """The wheels the build adds to the lock: each is its pinned original (the sha256 PyPI
+    publishes, the kernel extension's all.json, the project's wheel as built) plus bytecode."""
+    pyodide = build_lab.pyodide_dir(lab)
+    ours = {e["name"]: e for e in json.loads((pyodide / "pyodide-lock.json").read_text())["packages"].values()}
+    originals = {}
+    for line in CFG["lock"]["pypi"]:
+        requirement, sha256 = line.split()
+        originals[pyodide_dist.normalize(requirement.split("==")[0])] = fetch.pypi_wheel(requirement, sha256)
+    for wheel in build_lab.extension_wheels(CFG["lock"]["kernel_extension"]):
+        originals[pyodide_dist.normalize(wheel.name.split("-")[0])] = wheel
+    (project,) = (lab.parent / "wheels").glob("*.whl")
+    originals["specdec-lab"] = project
+    for name, original in originals.items():
+        served = pyodide / ours[name]["file_name"]
+        added = added_bytecode(original.read_bytes(), served.read_bytes(), "wheel")
+        if name == "specdec-lab":      # the project's modules are all compiled
+            with zipfile.ZipFile(original) as z:
+                modules = [n for n in z.namelist() if n.endswith(".py")]
+            assert len(added) == len(modules) > 10
+
+
+@pytest.mark.build
+def test_bytecode_covers_what_the_kernel_imports_and_little_else(lab):
+    """The import profile found the kernel's start and lesson 1's imports: they have bytecode;
+    most of what is shipped but never imported stays source only (megabytes for nothing)."""
+    pyodide = build_lab.pyodide_dir(lab)
+    lock_data = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]
+    names = set()
+    total = 0
+    for entry in lock_data.values():
+        if entry["file_name"].endswith(".whl"):
+            with zipfile.ZipFile(pyodide / entry["file_name"]) as wheel:
+                listed = wheel.namelist()
+            names |= {n for n in listed if n.endswith(".pyc")}
+            total += sum(n.endswith(".py") for n in listed)
+    with zipfile.ZipFile(pyodide / "python_stdlib.zip") as stdlib:
+        stdlib_names = set(stdlib.namelist())
+    for module in ["IPython/core/interactiveshell", "pyodide_kernel/kernel", "numpy/_core/_methods",
+                   "matplotlib/figure", "matplotlib/backends/backend_agg", "ipywidgets/widgets/widget",
+                   "specdec_lab/plotting/style", "specdec_lab/monte_carlo"]:
+        folder, _, stem = module.rpartition("/")
+        assert f"{folder}/__pycache__/{stem}.cpython-312.pyc" in names, module
+    for module in ["json/__init__", "asyncio/base_events", "inspect"]:
+        assert f"{module}.pyc" in stdlib_names, module
+    assert 500 < len(names) < 0.7 * total
 
 
 @pytest.mark.build

@@ -1,0 +1,39 @@
+"""Runs INSIDE Pyodide (under Node.js, started by site/lab/bytecode.py): which Python files the
+實驗場 imports when the kernel starts and a notebook runs, so the build compiles those.
+
+    python import_profile.py PACKAGES.json NOTEBOOK.ipynb OUT.json
+
+Loads the packages the kernel preloads (PACKAGES.json, from jupyter-lite.json), imports what the
+kernel's worker imports at start (piplite, pyodide_kernel), runs every code cell of NOTEBOOK
+through the kernel (which loads what the cells import), and writes the sorted paths of every
+module file imported to OUT.json, with the cells that failed (a run without a browser may lack
+something a cell needs; this is only about imports).
+"""
+import json
+import os
+import sys
+
+import pyodide_js
+from pyodide.ffi import to_js
+
+packages_file, notebook_file, out_file = sys.argv[1:]
+with open(packages_file) as f:
+    await pyodide_js.loadPackage(to_js(json.load(f)))  # noqa: F704 (top-level await in Pyodide)
+import piplite.piplite  # noqa: E402,F401  (the worker's initPackageManager)
+import pyodide_kernel  # noqa: E402  (its initKernel)
+
+kernel = pyodide_kernel.kernel_instance
+kernel.interpreter.send_comm = lambda *args, **kwargs: None   # the worker sets a JavaScript function
+cells = []
+if os.path.exists(notebook_file):      # (without it: the kernel's start only)
+    with open(notebook_file, encoding="utf-8") as f:
+        cells = [c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+                 for c in json.load(f)["cells"] if c["cell_type"] == "code"]
+failed = []
+for number, source in enumerate(cells):
+    result = await kernel.run(source)  # noqa: F704
+    if result.get("status") != "ok":
+        failed.append({"cell": number, "error": f"{result.get('ename')}: {result.get('evalue')}"})
+files = sorted({m.__file__ for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)})
+with open(out_file, "w") as f:
+    json.dump({"files": files, "failed_cells": failed}, f, indent=1)

@@ -1,0 +1,17 @@
+// Run a Python script in Pyodide under Node.js, with the host's files under /host:
+//     node run_in_pyodide.mjs PYODIDE_DIR SCRIPT.py [ARG ...]     (absolute paths)
+// The script sees sys.argv = [SCRIPT, ARG, ...] with /host in front of each path, may use
+// top-level await (e.g. `await pyodide_js.loadPackage([...])`) and reports through files.
+// site/lab/bytecode.py uses it to work with the very interpreter the browser runs.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const [dist, script, ...args] = process.argv.slice(2);
+const require = createRequire(import.meta.url);
+const { loadPyodide } = require(path.join(path.resolve(dist), "pyodide.js"));
+const pyodide = await loadPyodide({ indexURL: path.resolve(dist) + "/" });
+pyodide.mountNodeFS("/host", "/");
+pyodide.runPython("import sys");
+pyodide.globals.get("sys").argv = pyodide.toPy([script, ...args].map((p) => "/host" + path.resolve(p)));
+await pyodide.runPythonAsync(readFileSync(script, "utf8"), { filename: "/host" + path.resolve(script) });
