@@ -38,11 +38,12 @@ def simulate_rounds(alpha, k, rounds=30_000, seed=None) -> np.ndarray:
     u = rng.random(rounds)
     if a == 0.0 or a == 1.0 or k == 0:  # every round alike; log α is 0 or −∞
         return np.full(rounds, k + 1 if a == 1.0 else 1, dtype=np.int64)
-    # hits before the first miss: P(run ≥ m) = P(U ≤ α^m) = α^m. In place: no temporaries.
+    # hits before the first miss: P(run ≥ m) = P(U ≤ α^m) = α^m. In place: no temporaries;
+    # run ≥ 0, so the integer cast (truncation) is the floor.
     run = np.log(u, out=u)
-    np.divide(run, np.log(a), out=run)
+    run *= 1.0 / np.log(a)
     np.minimum(run, k, out=run)
-    tokens = np.floor(run, out=run).astype(np.int64)
+    tokens = run.astype(np.int64)
     tokens += 1
     return tokens
 
