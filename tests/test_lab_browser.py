@@ -4,9 +4,10 @@ free 127.0.0.1 port, lesson 1 opened in headless Debian Chromium, its notebook r
 Run all is pressed the moment JupyterLite exists (before any kernel): the run waits, no "Select
 Kernel" dialog. Every cell then runs with no error, the Monte Carlo printed in the browser is the
 one CPython computes (and agrees with the closed form within 5 standard errors), the figures come
-back live with their sliders, a slider moved from the keyboard redraws its figure, the download
-button gives the learner's edited notebook, a reload restores the original, a phone opens the lab
-with its button, and no request leaves 127.0.0.1. Screenshots for people go to
+back live with their sliders, a focused slider takes the arrow keys (not the notebook) and redraws
+its figure, the first import says which packages it loads, the download button gives the learner's
+edited notebook, a reload restores the original, the lab turns dark with the lesson page, a phone
+opens the lab with its button, and no request leaves 127.0.0.1. Screenshots for people go to
 build/test-output/screenshots/lab-*.png.
 """
 from __future__ import annotations
@@ -138,7 +139,9 @@ def test_figures_come_back_live_with_their_sliders(lesson):
         assert any("image/png" in d for d in data), cell["source"]
 
 
-def test_a_slider_moved_from_the_keyboard_redraws_its_figure(lesson):
+def test_a_focused_slider_takes_the_arrow_keys_and_redraws_its_figure(lesson):
+    """In the notebook's command mode ← → ↑ ↓ select cells (or fold headings); on a focused slider
+    they move the slider instead, and the selected cell stays."""
     lab, _, _ = lesson
     frame = lab.frame()
     index = lab.show_cell("figure")
@@ -146,13 +149,43 @@ def test_a_slider_moved_from_the_keyboard_redraws_its_figure(lesson):
     output.locator(".widget-slider").first.wait_for()
     readout = output.locator(".widget-readout").first
     image = output.locator("img").first
-    before_value, before_src = readout.inner_text(), image.get_attribute("src")
+    before_src = image.get_attribute("src")
     handle = output.locator(".noUi-handle").first
-    handle.focus()
-    handle.press("PageDown")        # (the arrow keys do not move it inside the notebook app)
-    wait_until(lambda: readout.inner_text() != before_value, 10, what="slider value")
+    handle.click()                  # selects the cell, the notebook in command mode
+    assert lab.in_app("return nb.content.mode;") == "command"
+    selected = lab.in_app("return nb.content.activeCellIndex;")
+    values = [float(readout.inner_text())]
+    for key in ["ArrowRight", "ArrowRight", "ArrowLeft", "ArrowUp"]:
+        handle.press(key)
+        wait_until(lambda: float(readout.inner_text()) != values[-1], 10, what=f"slider value after {key}")
+        values.append(float(readout.inner_text()))
+        assert lab.in_app("return nb.content.activeCellIndex;") == selected, key
+    steps = [round(b - a, 6) for a, b in zip(values, values[1:])]
+    assert steps[0] > 0 and steps == [steps[0], steps[0], -steps[0], steps[0]], values
+    assert frame.evaluate("() => document.activeElement.classList.contains('noUi-handle')")
     wait_until(lambda: image.get_attribute("src") != before_src, 60, what="figure redrawn")
     lab.page.screenshot(path=str(SHOTS / "lab-desktop-slider.png"))
+
+
+def test_the_first_import_says_which_packages_it_loads(lesson, site):
+    """`from specdec_lab import …` in the first cell loads matplotlib and more (seconds, nothing
+    printed): the lesson page says so, with the count and megabytes of specdec-boot.json."""
+    lab, _, _ = lesson
+    boot = json.loads((site / "lab" / "specdec-boot.json").read_text())
+    brought = boot["imports"]["specdec_lab"]
+    events = lab.events()
+    ready = next(i for i, e in enumerate(events) if e.get("kernelReady"))
+    loading = [e for e in events[ready:] if e["stage"] == "packages"]
+    assert loading, [e["text"] for e in events]
+    said = re.fullmatch(r"第一次 import specdec_lab：載入 specdec-lab、matplotlib、\S+ 等 (\d+) 個套件"
+                        r"（([\d.]+) MB）…", loading[0]["text"])
+    assert said, loading[0]["text"]
+    assert int(said[1]) == len(brought) > 5
+    assert float(said[2]) == pytest.approx(sum(boot["packages"][n] for n in brought) / 1e6, abs=0.051)
+    assert len(loading) == 1                      # a package is announced once
+    said_at = loading[0]["t"] / 1000 - lab.navigation_start()
+    assert said_at < lab.first_output()           # while the learner waits for the first output
+    assert events[-1]["stage"] == "ready"
 
 
 def test_no_request_leaves_127_0_0_1(lesson):
@@ -272,6 +305,45 @@ def test_desktop_panel_folds_and_resizes(browser, base_url):
         assert not panel.is_visible()
         page.locator(".sd-lab-open").click()
         assert panel.is_visible()
+    finally:
+        lab.context.close()
+
+
+THEME = "() => [document.body.dataset.jpThemeName, document.body.dataset.jpThemeLight]"
+BACKGROUND = """() => getComputedStyle(document.querySelector('.jp-Notebook')).backgroundColor
+                         .match(/\\d+/g).slice(0, 3).map(Number)"""
+
+
+def test_the_lab_follows_the_lesson_pages_light_and_dark(browser, base_url):
+    lab = LabPage.open(browser, base_url, width=1440, height=900)
+    try:
+        lab.wait_for("notebookShown")
+        frame = lab.frame()
+        wait_until(lambda: frame.evaluate(THEME) == ["JupyterLab Light", "true"], 30, what="light lab")
+        assert min(frame.evaluate(BACKGROUND)) > 200
+        toggle = lab.page.locator('form[data-md-component="palette"] label:visible')
+        toggle.click()
+        assert lab.page.evaluate("() => document.body.dataset.mdColorScheme") == "slate"
+        wait_until(lambda: frame.evaluate(THEME) == ["JupyterLab Dark", "false"], 30, what="dark lab")
+        wait_until(lambda: max(frame.evaluate(BACKGROUND)) < 60, 10, what="dark background")
+        lab.page.screenshot(path=str(SHOTS / "lab-desktop-dark.png"))
+        toggle.click()
+        wait_until(lambda: frame.evaluate(THEME) == ["JupyterLab Light", "true"], 30, what="light again")
+        assert lab.errors == []
+    finally:
+        lab.context.close()
+
+
+def test_a_lesson_opened_dark_opens_a_dark_lab(browser, base_url):
+    lab = LabPage.open(browser, base_url, width=390, height=844, is_mobile=True, has_touch=True,
+                       color_scheme="dark")
+    try:
+        assert lab.page.evaluate("() => document.body.dataset.mdColorScheme") == "slate"
+        lab.page.click(".sd-lab-open")
+        lab.wait_for("notebookShown")
+        wait_until(lambda: lab.frame().evaluate(THEME) == ["JupyterLab Dark", "false"], 30, what="dark lab")
+        wait_until(lambda: max(lab.frame().evaluate(BACKGROUND)) < 60, 10, what="dark background")
+        lab.page.screenshot(path=str(SHOTS / "lab-phone-dark.png"))
     finally:
         lab.context.close()
 

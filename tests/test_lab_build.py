@@ -227,6 +227,31 @@ def test_lab_has_the_expected_files(lab):
 
 
 @pytest.mark.build
+def test_boot_manifest_says_what_a_later_import_loads(lab):
+    """specdec-boot.json names the packages loaded with Python and, for each import name of the
+    others, what its first import brings: the page script announces those, with megabytes."""
+    boot = json.loads((lab / "specdec-boot.json").read_text())
+    pyodide = build_lab.pyodide_dir(lab)
+    lock_data = json.loads((pyodide / "pyodide-lock.json").read_text())
+    entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
+    name = {k: v["name"].lower() for k, v in entries.items()}     # as "packages" and Pyodide's log
+    preload = build_lab.preload_list(lab / "jupyter-lite.json")
+    at_start = {name[k] for k in pyodide_dist.closure(lock_data, preload)}
+    assert set(boot["at_start"]) == at_start and "numpy" in at_start and "matplotlib" not in at_start
+    brought = boot["imports"]["specdec_lab"]
+    assert brought[0] == "specdec-lab" and len(brought) == len(set(brought))
+    assert set(brought) == {name[k] for k in pyodide_dist.closure(lock_data, ["specdec-lab"])} - at_start
+    assert {"matplotlib", "ipywidgets", "pillow"} <= set(brought)
+    rest = [boot["packages"][n] for n in brought[1:]]
+    assert rest == sorted(rest, reverse=True)                     # the largest named first
+    assert boot["imports"]["PIL"] == ["pillow"] and boot["imports"]["matplotlib"][0] == "matplotlib"
+    assert not {"numpy", "IPython", "ipykernel"} & set(boot["imports"])   # loaded at start
+    by_name = {name[k]: e for k, e in entries.items()}
+    for package in {n for names in boot["imports"].values() for n in names}:
+        assert boot["packages"][package] == (pyodide / by_name[package]["file_name"]).stat().st_size
+
+
+@pytest.mark.build
 def test_lab_config_is_offline_memory_backed_and_exposes_the_app(lab):
     config = json.loads((lab / "jupyter-lite.json").read_text())["jupyter-config-data"]
     assert config["exposeAppInBrowser"] is True

@@ -151,7 +151,9 @@ def content_address_pyodide(out: Path) -> None:
 def write_boot_manifest(out: Path) -> None:
     """specdec-boot.json: the files Python fetches as it starts (the core and the packages
     jupyter-lite.json preloads, with their dependencies) and every package's size, so the page
-    script can say how many megabytes are on their way."""
+    script can say how many megabytes are on their way; and for each import name of a package
+    not loaded at start, the packages its first import brings (`import specdec_lab` loads
+    matplotlib and more), so the page script can say what a cell is waiting for."""
     pyodide = pyodide_dir(out)
     lock_data = json.loads((pyodide / pyodide_dist.LOCK).read_text())
     entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
@@ -159,11 +161,21 @@ def write_boot_manifest(out: Path) -> None:
     core = sorted(p.name for p in pyodide.iterdir() if p.is_file() and p.suffix not in (".whl", ".zip")
                   or p.name == "python_stdlib.zip")
     files = core + [entries[n]["file_name"] for n in at_start]
+    sizes = {e["name"].lower(): (pyodide / e["file_name"]).stat().st_size for e in entries.values()}
+
+    def named(keys) -> list[str]:     # lock keys -> the names "packages" and Pyodide's log use
+        return [entries[k]["name"].lower() for k in keys]
+
+    def brought_by(key: str) -> list[str]:     # the package itself, then the largest first
+        rest = named(k for k in pyodide_dist.closure(lock_data, [key]) if k not in at_start and k != key)
+        return named([key]) + sorted(rest, key=sizes.get, reverse=True)
     manifest = {
         "base": pyodide.relative_to(out).as_posix() + "/",
         "files": [{"name": f, "bytes": (pyodide / f).stat().st_size} for f in files],
-        "packages": {e["name"].lower(): (pyodide / e["file_name"]).stat().st_size
-                     for e in entries.values()},
+        "packages": sizes,
+        "at_start": named(at_start),
+        "imports": {name: brought_by(key) for key, e in entries.items() if key not in at_start
+                    for name in e.get("imports", [])},
     }
     (out / "specdec-boot.json").write_text(json.dumps(manifest, indent=1))
 

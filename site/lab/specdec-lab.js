@@ -4,7 +4,9 @@
 //   2. follows the kernel's start (the worker's "Loading …" lines, the kernel status);
 //   3. starts the kernel as soon as JupyterLite can, and holds a Run pressed before Python is
 //      ready until it is: no "Select Kernel" dialog, no lost run;
-//   4. gives the lesson page the learner's notebook (window.specdecLab.notebook()).
+//   4. gives the lesson page the learner's notebook (window.specdecLab.notebook());
+//   5. follows the lesson page's light or dark colours; 6. lets a focused slider have the arrow keys;
+//   7. says what a cell's first import is loading (matplotlib and co., seconds before any output).
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -96,8 +98,36 @@
       }
       return execute(id, args);
     };
-    theApp.restored.then(() => { mark('restored'); findNotebook(); });
+    theApp.restored.then(() => { mark('restored'); findNotebook(); followLessonScheme(theApp); });
   }
+
+  // 5. the lab in the lesson's colours: JupyterLab's dark theme while the lesson page (Material,
+  // body[data-md-color-scheme]) is dark, its light theme otherwise, following the page's toggle.
+  function followLessonScheme(theApp) {
+    let lesson = null;
+    try { lesson = window.parent !== window ? window.parent.document.body : null; } catch (e) { /* another origin */ }
+    if (!lesson || !theApp.commands.hasCommand('apputils:change-theme')) return;
+    let shown = null;
+    const apply = () => {
+      const theme = lesson.getAttribute('data-md-color-scheme') === 'slate' ? 'JupyterLab Dark' : 'JupyterLab Light';
+      if (theme === shown) return;
+      shown = theme;
+      theApp.commands.execute('apputils:change-theme', { theme }).catch(() => {});
+    };
+    new MutationObserver(apply).observe(lesson, { attributes: true, attributeFilter: ['data-md-color-scheme'] });
+    apply();
+  }
+
+  // 6. keys inside a widget belong to the widget: in command mode the notebook takes the arrow
+  // keys (select another cell) before a focused slider sees them. Lumino skips its shortcuts for
+  // an element marked data-lm-suppress-shortcuts; the mark goes on the focused element itself
+  // (the notebook's bindings match "… :focus" there, before Lumino looks at its parents).
+  document.addEventListener('focusin', (event) => {
+    const target = event.target;
+    if (target.closest && target.closest('.jupyter-widgets')) {
+      target.setAttribute('data-lm-suppress-shortcuts', 'true');
+    }
+  }, true);
 
   // The notebook's session would start its kernel only once the notebook is open and drawn;
   // starting the session as soon as the kernel plugins are in lets Python load meanwhile (the
@@ -137,7 +167,43 @@
     ctx.statusChanged.connect(onStatus);
     ctx.kernelChanged.connect(onStatus);
     ctx.sessionChanged.connect(onStatus);
+    ctx.kernelChanged.connect((_, change) => { if (change.newValue) watchImports(change.newValue); });
+    if (ctx.session && ctx.session.kernel) watchImports(ctx.session.kernel);
     onStatus();
+  }
+
+  // 7. A cell's first import of a package Python has not loaded yet (specdec_lab brings
+  // matplotlib) keeps the kernel busy for seconds before any output, and the kernel says nothing
+  // meanwhile: say what it is loading, from the code sent and specdec-boot.json's import map.
+  let loadedPackages = null;    // lock names loaded, or being loaded
+  const watched = new WeakSet();
+  function importedNames(code) {
+    const names = [];
+    for (const m of code.matchAll(/^\s*from\s+([A-Za-z_]\w*)/gm)) names.push(m[1]);
+    for (const m of code.matchAll(/^\s*import\s+([^\n#;]+)/gm)) {
+      for (const part of m[1].split(',')) names.push(part.trim().split(/[.\s]/)[0]);
+    }
+    return names;
+  }
+  function watchImports(kernel) {
+    if (watched.has(kernel)) return;
+    watched.add(kernel);
+    kernel.anyMessage.connect((_, { msg, direction }) => {
+      if (direction !== 'send' || msg.header.msg_type !== 'execute_request' || !boot || !boot.imports) return;
+      if (!loadedPackages) loadedPackages = new Set(boot.at_start || []);
+      const wanted = [];
+      const imports = [];
+      for (const name of importedNames(msg.content.code || '')) {
+        const fresh = (boot.imports[name] || []).filter((pkg) => !loadedPackages.has(pkg));
+        fresh.forEach((pkg) => { loadedPackages.add(pkg); wanted.push(pkg); });
+        if (fresh.length) imports.push(name);
+      }
+      if (!wanted.length) return;
+      const bytes = wanted.reduce((sum, n) => sum + (packageSizes[n] || 0), 0);
+      const list = wanted.length > 3 ? `${wanted.slice(0, 3).join('、')} 等 ${wanted.length} 個套件`
+                                     : wanted.join('、');
+      report({ stage: 'packages', text: `第一次 import ${imports.join('、')}：載入 ${list}（${MB(bytes)} MB）…` });
+    });
   }
 
   // In a narrow side panel, two of the notebook app's badges are noise: "Not Trusted" (only about
