@@ -252,6 +252,26 @@ def test_boot_manifest_says_what_a_later_import_loads(lab):
 
 
 @pytest.mark.build
+def test_in_pyodide_the_plotting_module_mends_the_font_list_instead_of_rebuilding_it(lab, tmp_path):
+    """Pyodide's matplotlib rejects its own font list and rebuilds it on every page;
+    specdec_lab.plotting mends it first (style.py). Same fonts, same figure, no rebuild."""
+    import shutil
+    from lab import bytecode
+    script = ROOT / "tests" / "support" / "fonts_in_pyodide.py"
+    seen = {}
+    for mode in ("shipped", "rebuild"):
+        out = tmp_path / f"{mode}.json"
+        bytecode.run_in_pyodide(shutil.which("node"), build_lab.pyodide_dir(lab), script,
+                                {"mode.json": mode}, [], out)
+        seen[mode] = json.loads(out.read_text())
+    assert seen["rebuild"]["rebuilt"] and not seen["shipped"]["rebuilt"]
+    assert seen["shipped"]["fonts"] == seen["rebuild"]["fonts"]
+    assert any(f[1] == "Humor Sans" for f in seen["shipped"]["fonts"])
+    assert seen["shipped"]["defaults"] == seen["rebuild"]["defaults"]
+    assert seen["shipped"]["figure"] == seen["rebuild"]["figure"]
+
+
+@pytest.mark.build
 def test_lab_config_is_offline_memory_backed_and_exposes_the_app(lab):
     config = json.loads((lab / "jupyter-lite.json").read_text())["jupyter-config-data"]
     assert config["exposeAppInBrowser"] is True

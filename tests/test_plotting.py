@@ -3,6 +3,7 @@ Chinese labels whose every glyph the fonts cover, tables and slider panels behav
 import ast
 import base64
 import io
+import json
 import logging
 import os
 import re
@@ -11,6 +12,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 import pytest
 from matplotlib import font_manager
@@ -20,6 +22,7 @@ from matplotlib.ft2font import FT2Font
 from matplotlib.text import Text
 
 from specdec_lab import monte_carlo_check, plotting, tables, verify_greedy, verify_sampling
+from specdec_lab.plotting import style
 
 ROOT = Path(__file__).resolve().parents[1]
 FONT_CHARS = set(FT2Font(str(plotting.FONT_PATH)).get_charmap())
@@ -216,6 +219,55 @@ def test_building_the_font_cache_prints_nothing(tmp_path, imports, expect_messag
                          capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     assert ("building the font cache" in run.stderr) is expect_message, run.stderr
+
+
+# Pyodide's shipped font list, mended (plotting/style.py) --------------------------------------
+
+def entries(manager) -> set[tuple]:
+    return {(os.path.realpath(f.fname), f.name, f.style, f.weight)
+            for f in manager.ttflist + manager.afmlist}
+
+
+def test_the_stamp_is_this_matplotlibs_font_list_version():
+    assert style.FONT_LIST_VERSION == font_manager.FontManager.__version__   # Pyodide's: 3.8.4 too
+
+
+def test_a_mended_font_list_loads_with_the_fonts_that_are_there_and_only_those(tmp_path):
+    """A list like Pyodide's: the fonts matplotlib finds here, plus entries for macOS fonts, stamped
+    by a newer matplotlib. Mended, it loads (no rebuild) with exactly the fonts that are here."""
+    here = tmp_path / "here.json"
+    font_manager.json_dump(font_manager.FontManager(), here)     # what a rebuild writes
+    listed = json.loads(here.read_text())
+    mac = dict(listed["ttflist"][0], fname="/System/Library/Fonts/Supplemental/Arial.ttf",
+               name="Arial")
+    mac_afm = dict(listed["afmlist"][0], fname="/Library/Fonts/x.afm")
+    shipped = dict(listed, _version=390, ttflist=[*listed["ttflist"], mac],
+                   afmlist=[*listed["afmlist"], mac_afm])
+    mended = tmp_path / "mended.json"
+    mended.write_text(json.dumps(style.usable_font_list(shipped, matplotlib.get_data_path())))
+    loaded = font_manager.json_load(mended)
+    assert loaded._version == font_manager.FontManager.__version__      # matplotlib takes it as is
+    assert entries(loaded) == entries(font_manager.json_load(here))
+    assert "Arial" not in {f.name for f in loaded.ttflist}
+
+
+@pytest.mark.parametrize("dropped", ["cmr10.ttf", "pzdr.afm"])
+def test_bundled_fonts_missing_from_the_list_are_added_back(tmp_path, dropped):
+    """Pyodide's list lacks Humor Sans (the xkcd font Pyodide bundles with matplotlib): a bundled
+    font missing from a list comes back, once."""
+    full = font_manager.FontManager()
+    without = tmp_path / "without.json"
+    font_manager.json_dump(full, without)
+    listed = json.loads(without.read_text())
+    for key in ("ttflist", "afmlist"):
+        listed[key] = [e for e in listed[key] if Path(e["fname"]).name != dropped]
+    without.write_text(json.dumps(listed))
+    manager = font_manager.json_load(without)
+    assert len(entries(manager)) == len(entries(full)) - 1
+    added = style.add_missing_bundled_fonts(manager)
+    assert [Path(p).name for p in added] == [dropped]
+    assert entries(manager) == entries(full)
+    assert style.add_missing_bundled_fonts(manager) == []
 
 
 # 2️⃣ tables -------------------------------------------------------------------------------------
