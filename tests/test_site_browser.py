@@ -14,7 +14,7 @@ import pytest
 
 from specdec_lab import expected_tokens
 from support.axe import run_axe
-from support.server import chromium, open_page, serve_directory
+from support.server import chromium, open_page, serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_lessons
 
 pytestmark = pytest.mark.browser
@@ -37,7 +37,7 @@ SEEDED_RANDOM = """
 def base_url(tmp_path_factory):
     site = tmp_path_factory.mktemp("browser") / "site"
     site.mkdir()
-    with serve_directory(site) as url:
+    with serve_site(site) as url:
         # built for the server's own URL, as a deployment would be (instant navigation needs it)
         result = build_lessons(site, site_url=url)
         assert result.returncode == 0, result.output

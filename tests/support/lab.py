@@ -1,8 +1,8 @@
 """Drive the 實驗場 beside a lesson in headless Debian Chromium: the browser tests of the lab
 (tests/test_lab_browser.py) and the page-load benchmark (benchmarks/page_load.py) share it.
 
-    with serve_site(SITE) as base:                       # site/serve.py's server, free port
-        with chromium() as browser:                      # tests/support/server.py
+    with serve_site(SITE) as base:                       # tests/support/server.py: site/serve.py's
+        with chromium() as browser:                      # server on a free port, and Chromium
             lab = LabPage.open(browser, base, profile=None, width=1440)
             lab.wait_for("notebookShown"); lab.run_all(); lab.wait_for_idle_after_run()
             lab.outputs()                                 # cells as the learner sees them
@@ -12,12 +12,11 @@ timings need it): `lab.outside` lists every request to a host other than 127.0.0
 """
 from __future__ import annotations
 
-import contextlib
-import sys
-import threading
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
+
+from .server import serve_site  # noqa: F401  (the lab tests and the benchmark take it from here)
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site"
@@ -63,21 +62,6 @@ LISTEN_IOPUB = WITH_APP % """() => {
   });
   return true;
 }"""
-
-
-@contextlib.contextmanager
-def serve_site(root: Path = SITE, cache_hashed: bool = True, compress: bool = True):
-    """site/serve.py's static server (no live reload) on a free port; yields the base URL."""
-    sys.path.insert(0, str(ROOT / "site"))
-    import serve  # site/serve.py
-    server = serve.make_server(root, port=0, cache_hashed=cache_hashed, compress=compress)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def wait_until(predicate, timeout: float, step: float = 0.05, what: str = "condition"):

@@ -1,6 +1,7 @@
-"""A static file server on 127.0.0.1 and Debian's Chromium through Playwright, for browser tests.
+"""The course's own static server on 127.0.0.1 and Debian's Chromium through Playwright, for
+browser tests and benchmarks.
 
-    with serve_directory(path) as base_url:            # http://127.0.0.1:<free port>/
+    with serve_site(path) as base_url:                 # http://127.0.0.1:<free port>/
         with chromium() as browser:
             page, outside = open_page(browser, base_url, width=1440)
             ...
@@ -11,10 +12,10 @@ Never `playwright install`: the browser is Debian's /usr/bin/chromium with the t
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import shutil
+import sys
 import threading
+from pathlib import Path
 from urllib.parse import urlsplit
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -23,21 +24,13 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 LOCAL_HOSTS = {"127.0.0.1"}
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
-                      ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
-                      ".json": "application/json", ".svg": "image/svg+xml", ".woff2": "font/woff2"}
-
-    def log_message(self, *args):   # keep pytest output clean
-        pass
-
-
 @contextlib.contextmanager
-def serve_directory(path):
-    """Serve `path` on 127.0.0.1 on a free port; yields the base URL (ending in '/')."""
-    handler = functools.partial(_QuietHandler, directory=str(path))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
+def serve_site(root: Path, cache_hashed: bool = True, compress: bool = True):
+    """site/serve.py's server (what `make serve` runs, without live reload) for `root` on a free
+    port; yields the base URL (ending in '/')."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "site"))
+    import serve  # site/serve.py
+    server = serve.make_server(root, port=0, cache_hashed=cache_hashed, compress=compress)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
