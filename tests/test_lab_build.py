@@ -254,7 +254,7 @@ def test_boot_manifest_says_what_a_later_import_loads(lab):
 @pytest.mark.build
 def test_in_pyodide_the_plotting_module_mends_the_font_list_instead_of_rebuilding_it(lab, tmp_path):
     """Pyodide's matplotlib rejects its own font list and rebuilds it on every page;
-    specdec_lab.plotting mends it first (style.py). Same fonts, same figure, no rebuild."""
+    specdec_lab.plotting mends it first (plotting/font_list.py). Same fonts, same figure, no rebuild."""
     import shutil
     from lab import bytecode
     script = ROOT / "tests" / "support" / "fonts_in_pyodide.py"

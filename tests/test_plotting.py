@@ -22,7 +22,7 @@ from matplotlib.ft2font import FT2Font
 from matplotlib.text import Text
 
 from specdec_lab import monte_carlo_check, plotting, tables, verify_greedy, verify_sampling
-from specdec_lab.plotting import style
+from specdec_lab.plotting import font_list, style
 
 ROOT = Path(__file__).resolve().parents[1]
 FONT_CHARS = set(FT2Font(str(plotting.FONT_PATH)).get_charmap())
@@ -221,7 +221,7 @@ def test_building_the_font_cache_prints_nothing(tmp_path, imports, expect_messag
     assert ("building the font cache" in run.stderr) is expect_message, run.stderr
 
 
-# Pyodide's shipped font list, mended (plotting/style.py) --------------------------------------
+# Pyodide's shipped font list, mended (plotting/font_list.py) --------------------------------------
 
 def entries(manager) -> set[tuple]:
     return {(os.path.realpath(f.fname), f.name, f.style, f.weight)
@@ -229,7 +229,7 @@ def entries(manager) -> set[tuple]:
 
 
 def test_the_stamp_is_this_matplotlibs_font_list_version():
-    assert style.FONT_LIST_VERSION == font_manager.FontManager.__version__   # Pyodide's: 3.8.4 too
+    assert font_list.FONT_LIST_VERSION == font_manager.FontManager.__version__   # Pyodide's: 3.8.4 too
 
 
 def test_a_mended_font_list_loads_with_the_fonts_that_are_there_and_only_those(tmp_path):
@@ -244,7 +244,7 @@ def test_a_mended_font_list_loads_with_the_fonts_that_are_there_and_only_those(t
     shipped = dict(listed, _version=390, ttflist=[*listed["ttflist"], mac],
                    afmlist=[*listed["afmlist"], mac_afm])
     mended = tmp_path / "mended.json"
-    mended.write_text(json.dumps(style.usable_font_list(shipped, matplotlib.get_data_path())))
+    mended.write_text(json.dumps(font_list.usable_font_list(shipped, matplotlib.get_data_path())))
     loaded = font_manager.json_load(mended)
     assert loaded._version == font_manager.FontManager.__version__      # matplotlib takes it as is
     assert entries(loaded) == entries(font_manager.json_load(here))
@@ -264,10 +264,10 @@ def test_bundled_fonts_missing_from_the_list_are_added_back(tmp_path, dropped):
     without.write_text(json.dumps(listed))
     manager = font_manager.json_load(without)
     assert len(entries(manager)) == len(entries(full)) - 1
-    added = style.add_missing_bundled_fonts(manager)
+    added = font_list.add_missing_bundled_fonts(manager)
     assert [Path(p).name for p in added] == [dropped]
     assert entries(manager) == entries(full)
-    assert style.add_missing_bundled_fonts(manager) == []
+    assert font_list.add_missing_bundled_fonts(manager) == []
 
 
 # 2️⃣ tables -------------------------------------------------------------------------------------

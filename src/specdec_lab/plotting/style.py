@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import logging
-import os
 import sys
 from pathlib import Path
 
@@ -20,7 +18,8 @@ class _QuietFontCache(logging.Filter):
 
     Pyodide's matplotlib 3.8.4 ships a font list stamped with a version its own font manager does
     not accept, so it rebuilds the list (a fraction of a second) and prints that warning into the
-    first output of every fresh page. The list is mended below; this stays for when it cannot be.
+    first output of every fresh page. plotting.font_list mends the list; this stays for when it
+    cannot.
     Only that message is dropped.
     """
 
@@ -32,52 +31,15 @@ logging.getLogger("matplotlib.font_manager").addFilter(_QuietFontCache())
 
 import matplotlib  # noqa: E402  (after the filter: importing font_manager may log the warning)
 
-# Pyodide's list (matplotlib/fontlist.json) was written on a Mac by a newer matplotlib: stamped 390
-# where 3.8 wants 330, and 488 of its 526 TrueType entries are macOS fonts Pyodide does not have;
-# the rest are what the rebuild finds, all but Humor Sans. So in Pyodide: keep the fonts that are
-# there, stamp the list for 3.8, add back the bundled fonts it lacks. The same font list as the
-# rebuild's, without the rebuild: importing this package 1.29 -> 0.86 s (median of 6 paired runs,
-# Pyodide under Node.js).
-# A matplotlib with another version number rejects the stamp and rebuilds, as before.
-FONT_LIST_VERSION = 330   # matplotlib 3.8's FontManager.__version__
+from . import font_list  # noqa: E402
 
-
-def usable_font_list(font_list: dict, data_path: str) -> dict:
-    """``font_list`` (a matplotlib fontlist.json) without its entries for fonts that are not there
-    (``fname`` relative to ``data_path`` or absolute), stamped ``FONT_LIST_VERSION``."""
-    def there(entry: dict) -> bool:
-        return os.path.isfile(os.path.join(data_path, entry["fname"]))
-    return {**font_list, "_version": FONT_LIST_VERSION,
-            "ttflist": [e for e in font_list["ttflist"] if there(e)],
-            "afmlist": [e for e in font_list["afmlist"] if there(e)]}
-
-
-_SHIPPED_FONT_LIST = Path(matplotlib.__file__).with_name("fontlist.json")   # where Pyodide reads it
-_FIX_FONT_LIST = sys.platform == "emscripten" and _SHIPPED_FONT_LIST.is_file()
-if _FIX_FONT_LIST:
-    with contextlib.suppress(OSError, ValueError, KeyError, TypeError):   # else: rebuilt, as before
-        _SHIPPED_FONT_LIST.write_text(json.dumps(usable_font_list(
-            json.loads(_SHIPPED_FONT_LIST.read_text()), matplotlib.get_data_path())))
+_MENDED = font_list.mend_shipped_list()   # Pyodide only; before font_manager reads the list
 
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
-
-def add_missing_bundled_fonts(manager: font_manager.FontManager) -> list[str]:
-    """Add matplotlib's own fonts (mpl-data/fonts) that ``manager`` lacks; returns their paths."""
-    fonts = os.path.join(matplotlib.get_data_path(), "fonts")
-    folders = [os.path.join(fonts, sub) for sub in ("afm", "pdfcorefonts", "ttf")]
-    known = {os.path.realpath(f.fname) for f in manager.ttflist + manager.afmlist}
-    bundled = [*font_manager.findSystemFonts(folders, fontext="afm"),
-               *font_manager.findSystemFonts(folders, fontext="ttf")]
-    missing = [path for path in bundled if os.path.realpath(path) not in known]
-    for path in missing:
-        manager.addfont(path)
-    return missing
-
-
-if _FIX_FONT_LIST:
-    add_missing_bundled_fonts(font_manager.fontManager)
+if _MENDED:
+    font_list.add_missing_bundled_fonts(font_manager.fontManager)
 
 FONT_PATH = Path(__file__).resolve().parents[1] / "fonts" / "NotoSansCJKtc-Subset.otf"
 FONT_FAMILY = "Noto Sans CJK TC Subset"
