@@ -79,7 +79,8 @@ WORKER_TIMING = r"""
     };
     // Python's start and the preloaded packages, timed apart (Pyodide would overlap their
     // downloads; on a reload they come from the HTTP cache)
-    const packages = options.packages || [];
+    // but for those the lab's loader keeps out of Pyodide (runtime.toml [kernel] not_loaded)
+    const packages = (options.packages || []).filter((name) => !(load.notLoaded || []).includes(name));
     const lines = [];
     const stderr = (line) => {
       if (line.startsWith('import time:')) lines.push(line);

@@ -245,6 +245,49 @@ def test_download_gives_the_learners_own_notebook(lesson, tmp_path):
     assert info.value.suggested_filename.endswith(".ipynb")
 
 
+def test_tab_completes_and_help_prints_in_the_kernel(lesson):
+    """Tab in a new cell offers what the live kernel has (IPython's own completer: jedi is not
+    shipped, runtime.toml [kernel] not_loaded), and help() prints a function's docstring."""
+    import inspect
+    from specdec_lab import expected_tokens
+
+    lab, _, _ = lesson
+    frame = lab.frame()
+    cells = lab.in_app("return nb.model.cells.length;")
+    try:
+        editing = ("() => !!(document.activeElement && document.activeElement.closest("
+                   "'.jp-Cell.jp-mod-active .cm-content'))")
+        lab.in_app("""nb.content.activeCellIndex = nb.model.cells.length - 1;
+                      return app.commands.execute('notebook:insert-cell-below')
+                        .then(() => app.commands.execute('notebook:enter-edit-mode')).then(() => true);""")
+        wait_until(lambda: frame.evaluate(editing), 10, what="the new cell's editor focused")
+        lab.page.keyboard.type("import specdec_lab")
+        lab.page.keyboard.press("Shift+Enter")         # runs it; a new cell below, in edit mode
+        wait_until(lambda: lab.in_app("return nb.model.cells.length;") == cells + 2, 10, what="new cell")
+        wait_until(lambda: lab.state()["kernel"] == "idle", 30, what="import specdec_lab run")
+        wait_until(lambda: frame.evaluate(editing), 10, what="the next cell's editor focused")
+        lab.page.keyboard.type("specdec_lab.expe")
+        lab.page.keyboard.press("Tab")
+        offered = wait_until(lambda: frame.locator(".jp-Completer-item .jp-Completer-match").all_inner_texts(),
+                             30, what="completer list")
+        assert any(t.endswith("expected_tokens") for t in offered), offered
+        lab.page.screenshot(path=str(SHOTS / "lab-desktop-tab-completion.png"))
+        lab.page.keyboard.press("Escape")
+    finally:
+        lab.in_app("""while (nb.model.cells.length > arg) nb.model.sharedModel.deleteCell(nb.model.cells.length - 1);
+                      return true;""", cells)
+    printed = lab.in_app("""
+        return new Promise((done) => {
+          const future = nb.sessionContext.session.kernel.requestExecute({code: 'help(expected_tokens)'});
+          let text = '';
+          future.onIOPub = (msg) => { if (msg.header.msg_type === 'stream') text += msg.content.text;
+                                      if (msg.header.msg_type === 'error') text += msg.content.ename; };
+          future.done.then(() => done(text));
+        });""")
+    assert "expected_tokens(alpha, k)" in printed
+    assert inspect.getdoc(expected_tokens).splitlines()[0] in printed
+
+
 def test_reload_restores_the_original_notebook(browser, base_url):
     lab = LabPage.open(browser, base_url)
     try:

@@ -122,6 +122,29 @@ def test_lock_entry_reads_imports_dependencies_and_extras(tmp_path):
     assert entry["sha256"] == fetch.sha256_of(wheel)
 
 
+def test_closure_does_not_go_through_skipped_packages():
+    lock_data = {"info": {"version": "x"}, "packages": {
+        "a": {"depends": ["b", "c"]}, "b": {"depends": ["d"]}, "c": {"depends": []}, "d": {"depends": []}}}
+    assert pyodide_dist.closure(lock_data, ["a"], skip=["B"]) == ["a", "c"]
+
+
+def test_registering_drops_the_packages_not_loaded_from_every_entrys_depends(tmp_path):
+    """A wheel whose requirement is declared not loaded (runtime.toml [kernel] not_loaded) is
+    registered without it, and an entry already in the lock loses it too; the rest stays."""
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "pyodide-lock.json").write_text(json.dumps({"info": {}, "packages": {
+        "base": {"name": "base", "depends": ["front_end"]},
+        "front-end": {"name": "front-end", "depends": []}}}))
+    wheel = make_wheel(tmp_path, "widgets", "1.0", ["base", "front-end>=1"], ["widgets.py"])
+    assert lock.register(tmp_path / "dist", [(wheel, {})], not_loaded=["front_end"]) == ["widgets"]
+    written = json.loads((tmp_path / "dist" / "pyodide-lock.json").read_text())["packages"]
+    assert written["widgets"]["depends"] == ["base"]
+    assert written["base"]["depends"] == []
+    lock.register(tmp_path / "dist", [(wheel, {})])           # without the list, kept
+    written = json.loads((tmp_path / "dist" / "pyodide-lock.json").read_text())["packages"]
+    assert written["widgets"]["depends"] == ["base", "front-end"]
+
+
 def test_registering_a_wheel_with_a_dependency_missing_from_the_lock_fails(tmp_path):
     (tmp_path / "dist").mkdir()
     (tmp_path / "dist" / "pyodide-lock.json").write_text(json.dumps({"info": {}, "packages": {}}))
@@ -208,7 +231,7 @@ def test_lab_has_the_expected_files(lab):
     assert re.fullmatch(r"static/pyodide-[0-9a-f]{12}", pyodide)
     for rel in ["index.html", "notebooks/index.html", "tree/index.html", "jupyter-lite.json",
                 "specdec-lab.js", "specdec-boot.json", "files/lesson1.ipynb",
-                f"{pyodide}/pyodide.js", f"{pyodide}/pyodide.asm.js",
+                f"{pyodide}/pyodide.js", f"{pyodide}/pyodide-loader.js", f"{pyodide}/pyodide.asm.js",
                 f"{pyodide}/pyodide.asm.wasm", f"{pyodide}/python_stdlib.zip",
                 f"{pyodide}/pyodide-lock.json", f"{pyodide}/licenses/README.txt",
                 f"{pyodide}/licenses/Pyodide-MPL-2.0.txt",
@@ -279,11 +302,40 @@ def test_lab_config_is_offline_memory_backed_and_exposes_the_app(lab):
     for key in ["contentsStorageDrivers", "settingsStorageDrivers", "workspacesStorageDrivers"]:
         assert config[key] == ["memoryStorageDriver"], key
     kernel = config["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
-    assert re.fullmatch(r"\./static/pyodide-[0-9a-f]{12}/pyodide\.js", kernel["pyodideUrl"])
+    assert re.fullmatch(r"\./static/pyodide-[0-9a-f]{12}/pyodide-loader\.js", kernel["pyodideUrl"])
     assert kernel["disablePyPIFallback"] is True
     assert all(url.startswith("./") for url in kernel["pipliteUrls"])
     lock_data = json.loads((build_lab.pyodide_dir(lab) / "pyodide-lock.json").read_text())
-    pyodide_dist.closure(lock_data, kernel["loadPyodideOptions"]["packages"])   # all in the lock
+    pyodide_dist.closure(lock_data, build_lab.preload_list(lab / "jupyter-lite.json"))   # all in the lock
+
+
+@pytest.mark.build
+def test_the_packages_the_course_does_not_load_are_neither_loaded_nor_shipped(lab):
+    """runtime.toml [kernel] not_loaded (jedi, ipywidgets' front-end wheels): no entry of the
+    served lock, nothing Pyodide loads at start or at any import, no file. The kernel is told they
+    are there (it would install jedi itself) and the loader keeps them from Pyodide."""
+    not_loaded = CFG["kernel"]["not_loaded"]
+    assert {"jedi", "widgetsnbextension", "jupyterlab-widgets"} <= set(not_loaded)
+    pyodide = build_lab.pyodide_dir(lab)
+    lock_data = json.loads((pyodide / "pyodide-lock.json").read_text())
+    names = {pyodide_dist.normalize(k) for k in lock_data["packages"]}
+    dropped = {pyodide_dist.normalize(n) for n in not_loaded} | {"parso"}   # parso: jedi's own
+    assert not dropped & names
+    everything = pyodide_dist.closure(lock_data, sorted(names))   # every depends resolves ...
+    assert not dropped & set(everything)                          # ... and none is dropped
+    assert not [f.name for f in pyodide.iterdir()
+                if pyodide_dist.normalize(f.name.split("-")[0]) in dropped]
+    packages = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]
+    assert packages["ipywidgets"]["depends"] == ["comm", "ipython", "traitlets"]
+    config = json.loads((lab / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    kernel = config["litePluginSettings"][build_lab.LITE_KERNEL]
+    assert set(not_loaded) <= set(kernel["loadPyodideOptions"]["packages"])
+    assert not set(not_loaded) & set(build_lab.preload_list(lab / "jupyter-lite.json"))
+    loader = (pyodide / kernel["pyodideUrl"].rsplit("/", 1)[1]).read_text()
+    assert f"const NOT_LOADED = {json.dumps(not_loaded)};" in loader
+    assert "get_ipython().Completer.use_jedi = False" in loader
+    boot = json.loads((lab / "specdec-boot.json").read_text())
+    assert not dropped & {pyodide_dist.normalize(n) for n in boot["packages"]}
 
 
 # CPython 3.12's bytecode header (Pyodide 0.27's interpreter): magic number, and the flags of an
@@ -355,7 +407,8 @@ def test_every_pyodide_file_is_the_official_one_plus_bytecode(lab):
             assert (pyodide / name).read_bytes() == official[name], name
     checked = compiled = 0
     for path in sorted(pyodide.iterdir()):
-        if path.is_dir() or path.name in CFG["pyodide"]["core_files"] or path.name == "pyodide-lock.json":
+        if path.is_dir() or path.name in CFG["pyodide"]["core_files"] or \
+                path.name in ("pyodide-lock.json", build_lab.PYODIDE_LOADER):   # the loader: the lab's own
             continue
         entry = our_files[path.name]
         assert fetch.sha256_of(path) == entry["sha256"], path.name        # the lock says what is served
@@ -433,8 +486,7 @@ def test_lock_lets_a_plain_import_load_the_course(lab):
     with zipfile.ZipFile(pyodide / names["specdec-lab"]["file_name"]) as wheel:
         assert "specdec_lab/__init__.py" in wheel.namelist()
         assert any(n.startswith("specdec_lab/fonts/") and n.endswith(".otf") for n in wheel.namelist())
-    for name, version in [("comm", "0.2.3"), ("ipywidgets", "8.1.9"), ("jupyterlab-widgets", "3.0.17"),
-                          ("widgetsnbextension", "4.0.16"), ("pyodide-kernel", "0.6.1")]:
+    for name, version in [("comm", "0.2.3"), ("ipywidgets", "8.1.9"), ("pyodide-kernel", "0.6.1")]:
         assert names[name]["version"] == version, name
     for name, entry in names.items():   # every dependency resolves inside the lock
         assert {pyodide_dist.normalize(d) for d in entry["depends"]} <= set(names), name
@@ -467,7 +519,7 @@ CDN_HOSTS = re.compile(r"https?://(cdn\.jsdelivr\.net|unpkg\.com|cdnjs\.cloudfla
                        r"fonts\.googleapis\.com|fonts\.gstatic\.com|www\.googletagmanager\.com|"
                        r"www\.google-analytics\.com|cdn\.plot\.ly|pypi\.org|files\.pythonhosted\.org)")
 # JavaScript constants naming a CDN that this build's configuration overrides: the Pyodide kernel's
-# fallback when no pyodideUrl is set (ours is ./static/pyodide-<hash>/pyodide.js) and PyPI for %pip
+# fallback when no pyodideUrl is set (ours is ./static/pyodide-<hash>/pyodide-loader.js) and PyPI for %pip
 # (disablePyPIFallback is on). The browser test asserts that no request leaves 127.0.0.1.
 KNOWN_UNUSED = {"cdn.jsdelivr.net", "pypi.org", "files.pythonhosted.org"}
 

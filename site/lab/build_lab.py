@@ -83,7 +83,8 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
     summary = pyodide_dist.assemble(pyodide_dir, cfg)
     print(f"  Pyodide {cfg['pyodide']['version']}：{summary['source']}，"
           f"{len(summary['packages'])} 個套件（sha256 皆與官方 lock 相符）", file=sys.stderr)
-    added = lock.register(pyodide_dir, kernel_wheels(cfg, build))   # the project's wheel last
+    added = lock.register(pyodide_dir, kernel_wheels(cfg, build),   # the project's wheel last
+                          not_loaded=cfg["kernel"]["not_loaded"])
     print(f"  登錄到 pyodide-lock.json：{', '.join(added)}", file=sys.stderr)
     check_preload(lite, pyodide_dir)
     profile = notebooks / cfg["bytecode"]["profile_notebook"]
@@ -95,9 +96,13 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
 
 
 def preload_list(lite_config: Path) -> list[str]:
+    """What Pyodide loads as the kernel starts: jupyter-lite.json's loadPyodideOptions.packages
+    but for those the Pyodide loader keeps out (runtime.toml [kernel] not_loaded)."""
     settings = json.loads(lite_config.read_text())["jupyter-config-data"]["litePluginSettings"]
     kernel = settings[LITE_KERNEL]
-    return kernel.get("loadPyodideOptions", {}).get("packages", [])
+    not_loaded = {pyodide_dist.normalize(n) for n in load_config()["kernel"]["not_loaded"]}
+    return [p for p in kernel.get("loadPyodideOptions", {}).get("packages", [])
+            if pyodide_dist.normalize(p) not in not_loaded]
 
 
 def check_preload(lite: Path, pyodide_dir: Path) -> None:
@@ -116,6 +121,7 @@ def build_lab(build: Path, notebooks: Path) -> Path:
     subprocess.run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite),
                     "--output-dir", str(out)], cwd=lite, check=True,
                    stdout=subprocess.DEVNULL)
+    add_pyodide_loader(out, cfg)
     content_address_pyodide(out)
     write_boot_manifest(out)
     add_page_script(out)
@@ -132,6 +138,29 @@ def pyodide_dir(lab: Path) -> Path:
     return lab / url.removeprefix("./").rsplit("/", 1)[0]
 
 
+PYODIDE_LOADER = "pyodide-loader.js"
+
+
+def add_pyodide_loader(out: Path, cfg: dict) -> None:
+    """The kernel loads Pyodide through site/lab/pyodide-loader.js, put beside pyodide.js with
+    runtime.toml's [kernel] not_loaded filled in; jupyter-lite.json's loadPyodideOptions.packages
+    names those too, so that the kernel does not install them itself (it would install jedi)."""
+    not_loaded = cfg["kernel"]["not_loaded"]
+    folder = pyodide_dir(out)
+    script = (HERE / PYODIDE_LOADER).read_text(encoding="utf-8")
+    if script.count('["NOT_LOADED"]') != 1:
+        raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到要填入 not_loaded 的位置")
+    (folder / PYODIDE_LOADER).write_text(script.replace('["NOT_LOADED"]', json.dumps(not_loaded)),
+                                         encoding="utf-8")
+    config_path = out / "jupyter-lite.json"
+    config = json.loads(config_path.read_text())
+    settings = config["jupyter-config-data"]["litePluginSettings"][LITE_KERNEL]
+    settings["pyodideUrl"] = settings["pyodideUrl"].rsplit("/", 1)[0] + "/" + PYODIDE_LOADER
+    packages = settings.setdefault("loadPyodideOptions", {}).setdefault("packages", [])
+    packages += [name for name in not_loaded if name not in packages]
+    config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
+
+
 def content_address_pyodide(out: Path) -> None:
     """Move static/pyodide to static/pyodide-<hash of the lock and the core files>: every file
     under it keeps its content for as long as its URL exists, so it can be cached for good."""
@@ -143,8 +172,9 @@ def content_address_pyodide(out: Path) -> None:
     target = folder.with_name(f"pyodide-{digest.hexdigest()[:12]}")
     folder.rename(target)
     config = json.loads(config_path.read_text())
-    config["jupyter-config-data"]["litePluginSettings"][LITE_KERNEL]["pyodideUrl"] = \
-        f"./{target.relative_to(out).as_posix()}/pyodide.js"
+    settings = config["jupyter-config-data"]["litePluginSettings"][LITE_KERNEL]
+    loader = settings["pyodideUrl"].rsplit("/", 1)[1]    # pyodide.js or the lab's own loader
+    settings["pyodideUrl"] = f"./{target.relative_to(out).as_posix()}/{loader}"
     config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
 
 

@@ -44,9 +44,11 @@ def wheel_entry(wheel: Path, extras: tuple[str, ...] = ()) -> dict:
             "unvendored_tests": False}
 
 
-def register(pyodide_dir: Path, wheels: list[tuple[Path, dict]]) -> list[str]:
-    """Copy each (wheel, wheel_entry keyword arguments) into `pyodide_dir` and add it to the lock there. Every dependency
-    must itself be in the lock: a dangling one would break the import in the browser."""
+def register(pyodide_dir: Path, wheels: list[tuple[Path, dict]], not_loaded: list[str] = ()) -> list[str]:
+    """Copy each (wheel, wheel_entry keyword arguments) into `pyodide_dir` and add it to the lock there,
+    then take the `not_loaded` packages (runtime.toml [kernel]) out of every entry's depends, so
+    Pyodide never loads them. Every dependency must itself be in the lock: a dangling one would
+    break the import in the browser."""
     lock_path = pyodide_dir / LOCK
     lock = json.loads(lock_path.read_text())
     added = []
@@ -55,6 +57,9 @@ def register(pyodide_dir: Path, wheels: list[tuple[Path, dict]]) -> list[str]:
         shutil.copy(wheel, pyodide_dir / wheel.name)
         lock["packages"][entry["name"]] = entry
         added.append(entry["name"])
+    dropped = {normalize(n) for n in not_loaded}
+    for entry in lock["packages"].values():
+        entry["depends"] = [d for d in entry["depends"] if normalize(d) not in dropped]
     known = {normalize(k) for k in lock["packages"]}
     for name in added:
         missing = set(lock["packages"][name]["depends"]) - known

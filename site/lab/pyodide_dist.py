@@ -75,13 +75,14 @@ def choose_source(cfg: dict) -> Source:
     return release_source(Path(src).expanduser()) if src else npm_and_pypi_source(cfg)
 
 
-def closure(lock: dict, roots: list[str]) -> list[str]:
-    """The roots and everything they depend on, as lock keys."""
+def closure(lock: dict, roots: list[str], skip: list[str] = ()) -> list[str]:
+    """The roots and everything they depend on, as lock keys; not through the `skip` packages."""
     packages = {normalize(k): v for k, v in lock["packages"].items()}
+    skipped = {normalize(s) for s in skip}
     seen, todo = set(), [normalize(r) for r in roots]
     while todo:
         name = todo.pop()
-        if name in seen:
+        if name in seen or name in skipped:
             continue
         if name not in packages:
             raise BuildError(f"套件 {name!r} 不在 Pyodide {lock['info']['version']} 的 lock 裡")
@@ -104,7 +105,8 @@ def assemble(dest: Path, cfg: dict) -> dict:
         (dest / name).write_bytes(source.read_core(name))
 
     packages = {normalize(k): v for k, v in source.lock["packages"].items()}
-    keep = closure(source.lock, cfg["packages"]["course"] + cfg["packages"]["kernel"])
+    keep = closure(source.lock, cfg["packages"]["course"] + cfg["packages"]["kernel"],
+                   skip=cfg["kernel"]["not_loaded"])
     for name in keep:
         entry = packages[name]
         data = source.read_wheel(entry["file_name"])
