@@ -136,16 +136,12 @@ def instrumented_copy(site: Path, out: Path = COPY, import_time: bool = False) -
     shutil.copytree(site, out, copy_function=os.link)
     lab = out / "lab"
     pyodide = build_lab.pyodide_dir(lab)
-    config_path = lab / "jupyter-lite.json"
-    config = json.loads(config_path.read_text())
-    settings = config["jupyter-config-data"]["litePluginSettings"][build_lab.LITE_KERNEL]
-    folder, _, loader = settings["pyodideUrl"].rpartition("/")
-    settings["pyodideUrl"] = f"{folder}/{TIMING_SCRIPT}"
+    with build_lab.editing_kernel_settings(lab) as settings:   # replaces the hard-linked file
+        folder, _, loader = settings["pyodideUrl"].rpartition("/")
+        settings["pyodideUrl"] = f"{folder}/{TIMING_SCRIPT}"
     env = '{PYTHONPROFILEIMPORTTIME: "1"}' if import_time else "{}"
     (pyodide / TIMING_SCRIPT).write_text(WORKER_TIMING.replace("IMPORT_TIME_ENV", env).replace(
         "LAB_LOADER", json.dumps(loader if loader != "pyodide.js" else "")))
-    config_path.unlink()   # a hard link: never write through it
-    config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
     return out
 
 

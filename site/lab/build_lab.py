@@ -7,6 +7,7 @@ verified Pyodide, with specdec_lab and the widget wheels registered in the lock.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -98,8 +99,7 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
 def preload_list(lite_config: Path) -> list[str]:
     """What Pyodide loads as the kernel starts: jupyter-lite.json's loadPyodideOptions.packages
     but for those the Pyodide loader keeps out (runtime.toml [kernel] not_loaded)."""
-    settings = json.loads(lite_config.read_text())["jupyter-config-data"]["litePluginSettings"]
-    kernel = settings[LITE_KERNEL]
+    kernel = kernel_settings(lite_config.parent)
     not_loaded = {pyodide_dist.normalize(n) for n in load_config()["kernel"]["not_loaded"]}
     return [p for p in kernel.get("loadPyodideOptions", {}).get("packages", [])
             if pyodide_dist.normalize(p) not in not_loaded]
@@ -131,11 +131,26 @@ def build_lab(build: Path, notebooks: Path) -> Path:
 LITE_KERNEL = "@jupyterlite/pyodide-kernel-extension:kernel"
 
 
+def kernel_settings(lab: Path) -> dict:
+    """The Pyodide kernel's settings in `lab`'s jupyter-lite.json (a lite dir or a built lab)."""
+    config = json.loads((lab / "jupyter-lite.json").read_text())
+    return config["jupyter-config-data"]["litePluginSettings"][LITE_KERNEL]
+
+
+@contextlib.contextmanager
+def editing_kernel_settings(lab: Path):
+    """`with editing_kernel_settings(lab) as settings:` changes the kernel's settings in `lab`'s
+    jupyter-lite.json. The file is replaced, never written through (it may be a hard link)."""
+    path = lab / "jupyter-lite.json"
+    config = json.loads(path.read_text())
+    yield config["jupyter-config-data"]["litePluginSettings"][LITE_KERNEL]
+    path.unlink()
+    path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
+
+
 def pyodide_dir(lab: Path) -> Path:
     """The folder of a built lab that holds Pyodide (its name carries a content hash)."""
-    config = json.loads((lab / "jupyter-lite.json").read_text())["jupyter-config-data"]
-    url = config["litePluginSettings"][LITE_KERNEL]["pyodideUrl"]
-    return lab / url.removeprefix("./").rsplit("/", 1)[0]
+    return lab / kernel_settings(lab)["pyodideUrl"].removeprefix("./").rsplit("/", 1)[0]
 
 
 PYODIDE_LOADER = "pyodide-loader.js"
@@ -152,30 +167,24 @@ def add_pyodide_loader(out: Path, cfg: dict) -> None:
         raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到要填入 not_loaded 的位置")
     (folder / PYODIDE_LOADER).write_text(script.replace('["NOT_LOADED"]', json.dumps(not_loaded)),
                                          encoding="utf-8")
-    config_path = out / "jupyter-lite.json"
-    config = json.loads(config_path.read_text())
-    settings = config["jupyter-config-data"]["litePluginSettings"][LITE_KERNEL]
-    settings["pyodideUrl"] = settings["pyodideUrl"].rsplit("/", 1)[0] + "/" + PYODIDE_LOADER
-    packages = settings.setdefault("loadPyodideOptions", {}).setdefault("packages", [])
-    packages += [name for name in not_loaded if name not in packages]
-    config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
+    with editing_kernel_settings(out) as settings:
+        settings["pyodideUrl"] = settings["pyodideUrl"].rsplit("/", 1)[0] + "/" + PYODIDE_LOADER
+        packages = settings.setdefault("loadPyodideOptions", {}).setdefault("packages", [])
+        packages += [name for name in not_loaded if name not in packages]
 
 
 def content_address_pyodide(out: Path) -> None:
     """Move static/pyodide to static/pyodide-<hash of the lock and the core files>: every file
     under it keeps its content for as long as its URL exists, so it can be cached for good."""
-    config_path = out / "jupyter-lite.json"
     folder = pyodide_dir(out)
     digest = hashlib.sha256((folder / pyodide_dist.LOCK).read_bytes())
     for core in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix != ".whl"):
         digest.update(core.name.encode() + fetch.sha256_of(core).encode())
     target = folder.with_name(f"pyodide-{digest.hexdigest()[:12]}")
     folder.rename(target)
-    config = json.loads(config_path.read_text())
-    settings = config["jupyter-config-data"]["litePluginSettings"][LITE_KERNEL]
-    loader = settings["pyodideUrl"].rsplit("/", 1)[1]    # pyodide.js or the lab's own loader
-    settings["pyodideUrl"] = f"./{target.relative_to(out).as_posix()}/{loader}"
-    config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False))
+    with editing_kernel_settings(out) as settings:
+        loader = settings["pyodideUrl"].rsplit("/", 1)[1]    # pyodide.js or the lab's own loader
+        settings["pyodideUrl"] = f"./{target.relative_to(out).as_posix()}/{loader}"
 
 
 def write_boot_manifest(out: Path) -> None:
