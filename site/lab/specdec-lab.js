@@ -67,12 +67,15 @@
 
   function onWorkerLog(line) {
     const loading = /^Loading (.+)$/.exec(line);
-    if (!loading) return;
-    const names = loading[1].split(', ');
+    if (loading) report({ stage: 'packages', text: `載入 ${packagesInWords(loading[1].split(', '))}…` });
+  }
+
+  // "numpy、matplotlib（12.3 MB）", or the first three and how many in all
+  function packagesInWords(names) {
     const bytes = names.reduce((sum, n) => sum + (packageSizes[n.toLowerCase()] || 0), 0);
     const list = names.length > 3 ? `${names.slice(0, 3).join('、')} 等 ${names.length} 個套件`
                                    : names.join('、');
-    report({ stage: 'packages', text: `載入 ${list}${bytes ? `（${MB(bytes)} MB）` : ''}…` });
+    return list + (bytes ? `（${MB(bytes)} MB）` : '');
   }
 
   // 3. and 4.: JupyterLite's app object (exposeAppInBrowser) is assigned before the app starts
@@ -198,11 +201,9 @@
         fresh.forEach((pkg) => { loadedPackages.add(pkg); wanted.push(pkg); });
         if (fresh.length) imports.push(name);
       }
-      if (!wanted.length) return;
-      const bytes = wanted.reduce((sum, n) => sum + (packageSizes[n] || 0), 0);
-      const list = wanted.length > 3 ? `${wanted.slice(0, 3).join('、')} 等 ${wanted.length} 個套件`
-                                     : wanted.join('、');
-      report({ stage: 'packages', text: `第一次 import ${imports.join('、')}：載入 ${list}（${MB(bytes)} MB）…` });
+      if (wanted.length) {
+        report({ stage: 'packages', text: `第一次 import ${imports.join('、')}：載入 ${packagesInWords(wanted)}…` });
+      }
     });
   }
 
