@@ -210,7 +210,7 @@ threading.Timer = Now
 
 
 @pytest.mark.parametrize("imports, expect_message", [
-    ("from specdec_lab import plotting", False),
+    ("from specdec_lab import plotting; plotting.course_figure", False),   # matplotlib imported
     ("import matplotlib.font_manager", True),  # the control: the message is real
 ])
 def test_building_the_font_cache_prints_nothing(tmp_path, imports, expect_message):
@@ -219,6 +219,34 @@ def test_building_the_font_cache_prints_nothing(tmp_path, imports, expect_messag
                          capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     assert ("building the font cache" in run.stderr) is expect_message, run.stderr
+
+
+LAZY = """
+import sys
+from specdec_lab import plotting
+print("matplotlib" in sys.modules, "ipywidgets" in sys.modules)
+plotting.{name}
+print("matplotlib" in sys.modules,
+      __import__("matplotlib").rcParams["font.sans-serif"][0] == plotting.FONT_FAMILY)
+"""
+
+
+@pytest.mark.parametrize("name", ["explore_tokens", "transition_figure", "course_figure", "BLUE"])
+def test_importing_plotting_leaves_matplotlib_until_a_name_is_used(name):
+    """In the browser matplotlib's import costs ~1.4 s; it comes with the first figure, not with the
+    notebook's setup cell. Using any name imports its module, and the course font is then set up."""
+    run = subprocess.run([sys.executable, "-c", LAZY.format(name=name)], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["False", "False", "True", "True"], run.stdout
+
+
+def test_every_listed_name_resolves_and_a_typo_is_an_attribute_error():
+    for name in plotting.__all__:
+        assert getattr(plotting, name) is not None, name
+    assert set(plotting.__all__) <= set(dir(plotting))
+    with pytest.raises(AttributeError, match="explore_token"):
+        plotting.explore_token      # noqa: B018
 
 
 # Pyodide's shipped font list, mended (plotting/font_list.py) --------------------------------------

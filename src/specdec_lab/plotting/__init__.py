@@ -7,8 +7,9 @@ ipywidgets). ``round_table`` shows one verification round position by position.
 
 One job per module:
 
-* ``style``   — the shipped Traditional Chinese font (registered on import, so your own plots can
-  use Chinese too), the Okabe–Ito colours, the sizes, ``course_figure`` and ``figure_png``;
+* ``style``   — the shipped Traditional Chinese font (registered when ``style`` is imported, so
+  your own plots can use Chinese too), the Okabe–Ito colours, the sizes, ``course_figure`` and
+  ``figure_png``;
 * ``figures`` — lesson 1's figures: ``tokens_histogram``, ``speedup_figure``, ``serving_figure``;
 * ``live``    — slider panels: ``LiveFigure``, ``explore_tokens``, ``explore_speedup``,
   ``explore_serving``;
@@ -17,40 +18,41 @@ One job per module:
 
 ``Table`` and ``round_table`` live in ``specdec_lab.tables`` (text, no matplotlib) and are
 re-exported here, next to the figures the notebook shows them with.
-"""
-# style first: it quiets matplotlib's font-cache message before anything imports matplotlib
-from .style import (
-    BLACK,
-    BLUE,
-    DPI,
-    FONT_FAMILY,
-    FONT_PATH,
-    GREEN,
-    GREY,
-    LOSS_FILL,
-    LOSS_HATCH,
-    ORANGE,
-    PURPLE,
-    SKY,
-    STYLE,
-    VERMILLION,
-    WIDE,
-    course_figure,
-    figure_png,
-    register_font,
-    show_figures_in_notebooks,
-)
-from ..tables import Table, round_table
-from .figures import serving_figure, speedup_figure, tokens_histogram
-from .live import LiveFigure, explore_serving, explore_speedup, explore_tokens
-from .beyond import bench_sweep_figure, positional_figure, transition_figure
 
-__all__ = [
-    "FONT_PATH", "FONT_FAMILY", "register_font", "show_figures_in_notebooks",
-    "BLUE", "VERMILLION", "GREEN", "ORANGE", "SKY", "PURPLE", "GREY", "BLACK", "LOSS_FILL", "LOSS_HATCH",
-    "STYLE", "WIDE", "DPI", "course_figure", "figure_png",
-    "tokens_histogram", "speedup_figure", "serving_figure",
-    "Table", "round_table",
-    "LiveFigure", "explore_tokens", "explore_speedup", "explore_serving",
-    "transition_figure", "positional_figure", "bench_sweep_figure",
-]
+``import specdec_lab.plotting`` is quick: each name is imported from its module when first used,
+and matplotlib with it (the first figure takes the extra second or so). For your own matplotlib
+plots with Chinese labels, call ``plotting.register_font()`` first (drawing any course figure
+does it too).
+"""
+import importlib
+
+from ..tables import Table, round_table
+
+# where each name lives; a name is imported when first used (PEP 562), so that importing this
+# module does not import matplotlib: in the browser that takes about 1.4 s, which then comes with
+# the first figure rather than with the notebook's first cell. style is always imported before a
+# figure is drawn (every figure module imports it), so the font and the PNG display are set up then.
+_HOME = {
+    "style": ["FONT_PATH", "FONT_FAMILY", "register_font", "show_figures_in_notebooks",
+              "BLUE", "VERMILLION", "GREEN", "ORANGE", "SKY", "PURPLE", "GREY", "BLACK",
+              "LOSS_FILL", "LOSS_HATCH", "STYLE", "WIDE", "DPI", "course_figure", "figure_png"],
+    "figures": ["tokens_histogram", "speedup_figure", "serving_figure"],
+    "live": ["LiveFigure", "explore_tokens", "explore_speedup", "explore_serving"],
+    "beyond": ["transition_figure", "positional_figure", "bench_sweep_figure"],
+}
+_MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
+
+
+def __getattr__(name: str):
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+    globals()[name] = value      # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+__all__ = ["Table", "round_table", *_MODULE_OF]
