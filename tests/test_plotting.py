@@ -211,6 +211,8 @@ threading.Timer = Now
 
 @pytest.mark.parametrize("imports, expect_message", [
     ("from specdec_lab import plotting; plotting.course_figure", False),   # matplotlib imported
+    ("from specdec_lab import plotting; plotting.explore_tokens", False),  # through figures.py
+    ("import specdec_lab.plotting.beyond", False),
     ("import matplotlib.font_manager", True),  # the control: the message is real
 ])
 def test_building_the_font_cache_prints_nothing(tmp_path, imports, expect_message):

@@ -5,6 +5,10 @@
 """
 from __future__ import annotations
 
+# style first: it mends Pyodide's font list and quiets the font-cache message before
+# matplotlib's font manager loads (the package imports this module only when used)
+from .style import BLACK, BLUE, GREEN, ORANGE, SKY, VERMILLION, course_figure
+
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -12,7 +16,6 @@ from matplotlib.ticker import MaxNLocator
 from ..chisquare import p_text
 from ..positional import positional_speedups
 from ..vllm import measured_crossover
-from .style import BLACK, BLUE, GREEN, ORANGE, SKY, VERMILLION, course_figure
 
 
 def transition_figure(test, index: int = 0) -> Figure:

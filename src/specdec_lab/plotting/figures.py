@@ -7,6 +7,11 @@ marker or line style.
 """
 from __future__ import annotations
 
+# style first: it mends Pyodide's font list and quiets the font-cache message before
+# matplotlib's font manager loads (the package imports this module only when used)
+from .style import (BLACK, BLUE, GREEN, GREY, LOSS_FILL, LOSS_HATCH, ORANGE, VERMILLION,
+                    course_figure)
+
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
@@ -16,7 +21,6 @@ from .._validate import scalar, scalar_int
 from ..closed_form import best_k, knee_k, speedup
 from ..monte_carlo import MonteCarloCheck
 from ..serving import DEFAULT_T_FLOP, crossover_concurrency, serving_curves
-from .style import BLACK, BLUE, GREEN, GREY, LOSS_FILL, LOSS_HATCH, ORANGE, VERMILLION, course_figure
 
 MAX_K = 10_000  # as best_k
 MAX_USERS = 10_000
