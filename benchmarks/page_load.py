@@ -112,10 +112,7 @@ def measure_stock(page, url: str) -> dict:
 # ours -------------------------------------------------------------------------------------------------
 
 def measure_lesson(lab: LabPage) -> dict:
-    wait_until(lambda: lab.page.evaluate(
-        "() => !!document.querySelector('.sd-toy button') && !!document.querySelector('.sd-quiz--live')"),
-        60, step=0.02, what="toy and quiz mounted")
-    toy = time.time() - lab.t0
+    toy = lab.widgets_mounted()
     lab.run_all(early=True)
     notebook = lab.wait_for("notebookShown")
     output = lab.first_output()

@@ -363,7 +363,8 @@ def test_the_lab_follows_the_lesson_pages_light_and_dark(browser, base_url):
         lab.wait_for("notebookShown")
         frame = lab.frame()
         wait_until(lambda: frame.evaluate(THEME) == ["JupyterLab Light", "true"], 30, what="light lab")
-        assert min(frame.evaluate(BACKGROUND)) > 200
+        # (the theme's name is on the body a moment before its style sheet has loaded)
+        wait_until(lambda: min(frame.evaluate(BACKGROUND)) > 200, 10, what="light background")
         toggle = lab.page.locator('form[data-md-component="palette"] label:visible')
         toggle.click()
         assert lab.page.evaluate("() => document.body.dataset.mdColorScheme") == "slate"

@@ -6,7 +6,8 @@
  * Narrow screens (phones): a "🧪 實驗場" button opens it over the lesson; it loads on first open.
  * The lab's page script (lab/specdec-lab.js) reports how Python's start is going; this shows it.
  * "⬇ 下載" saves the learner's notebook as it is now (the original before the lab has loaded).
- * No dependencies; mounts through Material's document$ (instant navigation).
+ * No dependencies; mounts as it runs (the page puts it before the theme's bundle), then through
+ * Material's document$ (instant navigation).
  */
 (function () {
   "use strict";
@@ -175,7 +176,8 @@
     });
   }
 
-  if (window.document$) window.document$.subscribe(mount);
-  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
-  else mount();
+  // before the theme's bundle (see toy.js): mount now, then follow Material's document$
+  mount();
+  const follow = () => window.document$ && window.document$.subscribe(mount);
+  if (window.document$) follow(); else document.addEventListener("DOMContentLoaded", follow);
 })();

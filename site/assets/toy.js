@@ -4,7 +4,8 @@
  * example round inside; this script replaces it). Each draft token is accepted with probability α
  * until the first miss; the target's token at the missed position is the free correction, and when
  * all K are accepted the target adds a bonus token. Tokens per round = accepted + 1, whose mean is
- * (1 − α^(K+1)) / (1 − α). No dependencies; mounts through Material's document$ (instant navigation).
+ * (1 − α^(K+1)) / (1 − α). No dependencies; mounts as it runs (the page puts it
+ * before the theme's bundle), then through Material's document$ (instant navigation).
  */
 (function () {
   "use strict";
@@ -257,11 +258,10 @@
     document.querySelectorAll(".sd-toy:not([data-sd-ready])").forEach(mount);
   }
 
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe(mountAll);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", mountAll);
-  } else {
-    mountAll();
-  }
+  // The page puts this script before the theme's bundle, after the lesson: what it mounts is parsed
+  // already, so it mounts now rather than after the theme has started (~0.3 s on a cold load).
+  // Pages reached by instant navigation come through Material's document$ (its bundle defines it).
+  mountAll();
+  const follow = () => window.document$ && window.document$.subscribe(mountAll);
+  if (window.document$) follow(); else document.addEventListener("DOMContentLoaded", follow);
 })();

@@ -21,12 +21,19 @@ from .server import serve_site  # noqa: F401  (the lab tests and the benchmark t
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site"
 
-# the lesson page keeps every report of the lab's page script, with wall-clock times
+# the lesson page keeps every report of the lab's page script, with wall-clock times, and the
+# moment the toy and the quiz have mounted (their buttons exist with their handlers)
 TIMELINE = """
 window.__lab = {start: performance.timeOrigin, events: []};
 window.addEventListener('message', (e) => {
   if (e.data && e.data.specdecLab) window.__lab.events.push({t: Date.now(), ...e.data.specdecLab});
 });
+new MutationObserver((_, observer) => {
+  if (document.querySelector('.sd-toy button') && document.querySelector('.sd-quiz--live')) {
+    window.__lab.widgetsMounted = Date.now();
+    observer.disconnect();
+  }
+}).observe(document, {childList: true, subtree: true, attributes: true, attributeFilter: ['class']});
 """
 
 # JS run in the lesson page; `app` is the lab's JupyterLite app, `nb` its notebook panel
@@ -112,6 +119,13 @@ class LabPage:
     # what the lab's page script reported --------------------------------------------------------
     def events(self) -> list[dict]:
         return self.page.evaluate("() => window.__lab ? window.__lab.events : []")
+
+    def widgets_mounted(self, timeout: float = 60) -> float:
+        """Seconds from navigation start until the lesson's toy and quiz had mounted (measured in
+        the page, so not delayed by the load event that page.goto waits for)."""
+        t = wait_until(lambda: self.page.evaluate("() => window.__lab.widgetsMounted || 0"), timeout,
+                       what="toy and quiz mounted")
+        return t / 1000 - self.navigation_start()
 
     def navigation_start(self) -> float:
         return self.page.evaluate("() => window.__lab.start") / 1000
