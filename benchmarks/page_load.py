@@ -5,7 +5,8 @@
 For each site and a cold profile (a fresh browser profile folder) then a reload (same profile),
 the seconds from opening lesson 1 until
   - toy:      the lesson's toy and quiz answer a click (their JS has mounted);
-  - notebook: the notebook, with its stored outputs, is on screen;
+  - preview:  the notebook's static preview (its stored cells and outputs, as HTML) is in the panel;
+  - notebook: the live notebook (JupyterLite), with its stored outputs, is on screen;
   - kernel:   Python is ready (kernel idle);
   - output:   the first live output of the kernel, Run all having been pressed at once (it waits
               for Python); lesson 1's first output comes after its imports;
@@ -35,7 +36,7 @@ from support.server import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 from lab import build_lab  # noqa: E402  (site/lab)
 
 STOCK = ROOT / "build" / "bench" / "stock"
-COLUMNS = ["toy", "notebook", "kernel", "output", "all"]
+COLUMNS = ["toy", "preview", "notebook", "kernel", "output", "all"]
 
 # the stock recipe ------------------------------------------------------------------------------------
 
@@ -105,7 +106,8 @@ def measure_stock(page, url: str) -> dict:
     wait_until(lambda: (state() or {}).get("out1"), 240, step=0.05, what="stock first output")
     output = time.time() - t0
     wait_until(lambda: (state() or {}).get("out2"), 240, what="stock plot")
-    return {"toy": float("nan"), "notebook": notebook, "kernel": float("nan"), "output": output,
+    return {"toy": float("nan"), "preview": float("nan"), "notebook": notebook, "kernel": float("nan"),
+            "output": output,
             "all": time.time() - t0}
 
 
@@ -113,12 +115,13 @@ def measure_stock(page, url: str) -> dict:
 
 def measure_lesson(lab: LabPage) -> dict:
     toy = lab.widgets_mounted()
+    preview = lab.preview_shown()
     lab.run_all(early=True)
     notebook = lab.wait_for("notebookShown")
     output = lab.first_output()
     kernel = lab.wait_for("stage", "ready")
     lab.wait_all_run()
-    return {"toy": toy, "notebook": notebook, "kernel": kernel, "output": output,
+    return {"toy": toy, "preview": preview, "notebook": notebook, "kernel": kernel, "output": output,
             "all": time.time() - lab.navigation_start()}
 
 
@@ -131,7 +134,10 @@ def one_visit(playwright, name: str, url: str) -> tuple[dict, dict, dict]:
         received = {"lesson": 0, "lab": 0}
 
         def count(request):
-            part = "lab" if "/lab/" in request.url or name == "stock" else "lesson"
+            # the panel's notebook preview is the lab's (fetched when the lab loads, not by phones
+            # that never open it): the lesson page alone is the page without its 實驗場
+            lab_part = "/lab/" in request.url or "/notebook-preview/" in request.url
+            part = "lab" if lab_part or name == "stock" else "lesson"
             try:
                 sizes = request.sizes()
             except Exception:   # the context closed meanwhile

@@ -288,6 +288,49 @@ def test_tab_completes_and_help_prints_in_the_kernel(lesson):
     assert inspect.getdoc(expected_tokens).splitlines()[0] in printed
 
 
+# how far below the top of the notebook's view a cell's top is (null: the cell is not drawn)
+CELL_OFFSET = """
+  const cell = nb.content.widgets[arg];
+  if (!cell.node.isConnected) return null;
+  return cell.node.getBoundingClientRect().top - nb.content.outerNode.getBoundingClientRect().top;"""
+CENTRE_IS_IN = """(selector) => {
+  const r = document.querySelector('.sd-lab__body').getBoundingClientRect();
+  const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+  const el = document.querySelector(selector);
+  return !!el && !!hit && el.contains(hit);
+}"""
+
+
+def test_the_static_preview_covers_the_panel_until_the_live_notebook_takes_over(browser, base_url):
+    """The notebook as stored shows at once; the live one replaces it, at the cell the learner had
+    scrolled to. (The lab's page is held back until the preview has been scrolled.)"""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    held, released = [], []
+    context.route("**/lab/notebooks/index.html*",
+                  lambda route: route.continue_() if released else held.append(route))
+    try:
+        lab = LabPage.open(context, base_url, wait_until="domcontentloaded")   # (load waits for the lab)
+        lab.preview_shown()
+        assert lab.page.evaluate(CENTRE_IS_IN, ".sd-lab__preview")
+        target = NOTEBOOK["cells"].index(next(c for c in NOTEBOOK["cells"]
+                                              if "".join(c["source"]).startswith("## 3️⃣")))
+        lab.page.evaluate("""(i) => { const p = document.querySelector('.sd-lab__preview');
+                                      p.scrollTop = p.querySelector(`[data-cell="${i}"]`).offsetTop; }""", target)
+        wait_until(lambda: held, 30, what="the lab's page requested")
+        released.append(True)
+        for route in held:
+            route.continue_()
+        lab.wait_for("notebookShown")
+        wait_until(lambda: not lab.page.evaluate("() => !!document.querySelector('.sd-lab__preview')"), 10,
+                   what="preview gone")
+        assert lab.page.evaluate(CENTRE_IS_IN, ".sd-lab__frame")
+        wait_until(lambda: abs(lab.in_app(CELL_OFFSET, target) or 1e9) <= 30, 20,
+                   what=f"cell {target} on top of the live notebook")
+        assert lab.errors == []
+    finally:
+        context.close()
+
+
 def test_reload_restores_the_original_notebook(browser, base_url):
     lab = LabPage.open(browser, base_url)
     try:

@@ -1,6 +1,7 @@
 """Build layer: the lessons build with `mkdocs build --strict` and zero warnings; quizzes, formulas and
 the toy are rendered at build time; nothing is loaded from outside; Chinese search finds the course's
 terms on the right pages; a broken quiz or formula stops the build with file:line."""
+import html as html_module
 import json
 import re
 import textwrap
@@ -146,6 +147,36 @@ def test_search_user_dictionary_is_what_keeps_the_terms_whole():
     assert "草稿模型" in tokenizer.lcut("換一個草稿模型")
 
 
+LAB_PAGES = {"index.html": "lesson1.ipynb", "lossless-lab/index.html": "lossless.ipynb",
+             "your-gpu/index.html": "your_gpu.ipynb"}
+
+
+@pytest.mark.parametrize("page_name, notebook", LAB_PAGES.items())
+def test_each_lab_page_links_its_notebooks_static_preview(built, page_name, notebook):
+    """The panel shows this HTML until the live notebook is on screen: every cell in order, each code
+    cell's source, the stored figures, the formulas as MathML, nothing from another site."""
+    site, _ = built
+    link = re.search(r'data-preview="([^"]+)"', page(site, page_name))[1]
+    preview_file = (site / page_name).parent / link
+    assert preview_file.resolve() == (site / "notebook-preview" / notebook.replace(".ipynb", ".html")).resolve()
+    preview = preview_file.read_text(encoding="utf-8")
+    cells = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))["cells"]
+    assert [int(n) for n in re.findall(r'data-cell="(\d+)"', preview)] == list(range(len(cells)))
+    text = re.sub(r"<[^>]+>", "", preview)
+    text = html_module.unescape(text)
+    for cell in cells:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "code":
+            for line in source.splitlines():
+                assert line.strip() in text, line
+    figures = sum("image/png" in o.get("data", {}) for c in cells for o in c.get("outputs", []))
+    assert figures and preview.count('class="sd-nb__figure"') == figures
+    formulas = any("$" in "".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    assert "arithmatex" not in preview and ("<math" in preview) == formulas
+    assert not re.search(r'(?:src|href)="(?:https?:)?//', preview)
+    assert not re.search(r"<h[12][ >]| id=", preview)     # no clash with the page's own headings
+
+
 # --------------------------------------------------------------------------- broken input stops the build
 
 @pytest.fixture
@@ -227,3 +258,14 @@ def test_a_bad_formula_fails_the_build_with_file_and_line(project):
         """)
     assert result.returncode != 0
     assert "lessons/index.md:6: 無法轉換公式" in result.output
+
+
+def test_a_page_naming_a_notebook_that_is_not_there_fails_the_build(project):
+    result = project("""\
+        ---
+        lab: nope.ipynb
+        ---
+        # 頁
+        """)
+    assert result.returncode != 0
+    assert "lessons/index.md: 前言的 lab: nope.ipynb 不在 notebooks/ 裡" in result.output

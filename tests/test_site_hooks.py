@@ -1,4 +1,5 @@
-"""Build-time helpers of the lesson site that are not the quiz: TeX → MathML, the toy's no-JS round."""
+"""Build-time helpers of the lesson site that are not the quiz: TeX → MathML, the toy's no-JS round,
+the notebook's static preview."""
 import re
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ sys.path.insert(0, str(ROOT / "site" / "hooks"))
 
 from tex_mathml import MathError, tex_to_mathml, tex_to_mathml_html  # noqa: E402
 from toy_fallback import example_round, fill_toys  # noqa: E402
+from notebook_preview import preview_html, preview_name  # noqa: E402
 
 
 def test_arithmatex_output_becomes_mathml():
@@ -59,3 +61,84 @@ def test_fill_toys_keeps_attributes_and_excludes_the_example_from_search():
     html = fill_toys('<div class="sd-toy" data-k="3" data-alpha="0.6">\n</div>')
     assert html.startswith('<div class="sd-toy" data-k="3" data-alpha="0.6" data-search-exclude>')
     assert "草稿猜 3 個" in html
+
+
+# ------------------------------------------------------------------------- the notebook's static preview
+
+def fake_markdown(text: str) -> str:
+    """Stands in for the site's Markdown: marks what it was given, so the tests see what went in."""
+    return f"<md>{text}</md>"
+
+
+def write_notebook(tmp_path, cells) -> Path:
+    import json
+    path = tmp_path / "demo.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}),
+                    encoding="utf-8")
+    return path
+
+
+def code(source, outputs=(), count=1):
+    return {"cell_type": "code", "source": source, "outputs": list(outputs), "execution_count": count,
+            "metadata": {}}
+
+
+def test_preview_keeps_cells_in_order_with_prompts_and_escapes_printed_text(tmp_path):
+    path = write_notebook(tmp_path, [
+        {"cell_type": "markdown", "source": ["# 標題\n", "文字"], "metadata": {}},
+        code("print('<b>')", [{"output_type": "stream", "name": "stdout", "text": ["<b>\n"]}], count=3),
+        code("", count=None),
+        code("1/0", [{"output_type": "error", "ename": "ZeroDivisionError", "evalue": "division by zero",
+                      "traceback": []}], count=4),
+    ])
+    html = preview_html(path, fake_markdown)
+    assert [int(n) for n in re.findall(r'data-cell="(\d+)"', html)] == [0, 1, 2, 3]
+    assert "<md># 標題\n文字</md>" in html
+    assert "[3]:" in html and "[ ]:" in html and "[4]:" in html
+    assert "<pre class=\"sd-nb__stream\">&lt;b&gt;" in html and "<b>\n" not in html
+    assert "ZeroDivisionError: division by zero" in html
+    assert "<md>```python\nprint('<b>')\n```</md>" in html
+
+
+def tiny_png(width: int, height: int) -> str:
+    import base64
+    import io
+
+    import matplotlib.image
+    import numpy as np
+    buf = io.BytesIO()
+    matplotlib.image.imsave(buf, np.zeros((height, width, 3)), format="png")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+TINY_PNG = tiny_png(3, 2)
+
+
+def test_preview_shows_figures_html_and_plain_results(tmp_path):
+    path = write_notebook(tmp_path, [
+        code("fig", [{"output_type": "execute_result", "execution_count": 1, "metadata": {},
+                      "data": {"image/png": TINY_PNG + "\n", "text/plain": "<Figure>"}}]),
+        code("table", [{"output_type": "execute_result", "execution_count": 2, "metadata": {},
+                        "data": {"text/html": "<table><tr><td>1</td></tr></table>", "text/plain": "t"}}]),
+        code("x", [{"output_type": "execute_result", "execution_count": 3, "metadata": {},
+                    "data": {"text/plain": "1.66 < 2"}}]),
+    ])
+    html = preview_html(path, fake_markdown)
+    assert f'width="3" height="2" src="data:image/png;base64,{TINY_PNG}"' in html
+    assert "&lt;Figure&gt;" not in html
+    assert '<div class="sd-nb__html"><table><tr><td>1</td></tr></table></div>' in html
+    assert "1.66 &lt; 2" in html
+
+
+def test_a_code_fence_inside_a_cell_cannot_close_the_preview_block(tmp_path):
+    path = write_notebook(tmp_path, [code('s = """\n```\n"""')])
+    html = preview_html(path, fake_markdown)
+    assert "<md>````python\n" in html and html.count("````") == 2
+
+
+def test_notebook_headings_go_two_levels_down_without_ids_or_permalinks(tmp_path):
+    path = write_notebook(tmp_path, [{"cell_type": "markdown", "source": "# a", "metadata": {}}])
+    rendered = preview_html(path, lambda text: '<h1 id="a">a<a class="headerlink" href="#a">&para;</a></h1>'
+                                               '<h2 id="b">b</h2><details>')
+    assert "<h3>a</h3><h4>b</h4>" in rendered and "headerlink" not in rendered and 'id="' not in rendered
+    assert preview_name("lesson1.ipynb") == "lesson1.html"

@@ -65,9 +65,37 @@
       frame.title = "實驗場：Python 筆記本 " + notebookName;
       frame.src = labUrl;
       body.replaceChildren(frame);
+      showPreview();
       progress.hidden = false;
       started = Date.now();
       render({ stage: "ui", text: "載入筆記本介面…" });
+    }
+
+    // Until the live notebook is on screen, its static preview (the stored cells and outputs)
+    // covers the frame; then the live one takes over, showing the cell the learner had reached.
+    let live = false;
+    function showPreview() {
+      fetch(panel.dataset.preview).then((r) => (r.ok ? r.text() : "")).then((html) => {
+        if (!html || live) return;
+        const preview = document.createElement("div");
+        preview.className = "sd-lab__preview";
+        preview.tabIndex = 0;
+        preview.setAttribute("aria-label", "筆記本預覽（唯讀），Python 載入中");
+        preview.innerHTML = html;
+        body.append(preview);
+      }).catch(() => { /* no preview: the frame shows as it loads */ });
+    }
+    function showLive() {
+      if (live) return;
+      live = true;
+      const preview = body.querySelector(".sd-lab__preview");
+      if (!preview) return;
+      const top = preview.scrollTop;
+      const reached = top > 0 && [...preview.querySelectorAll("[data-cell]")]
+        .find((cell) => cell.offsetTop + cell.offsetHeight > top);
+      if (reached) frame.contentWindow.postMessage({ specdecLabShowCell: Number(reached.dataset.cell) }, location.origin);
+      const hadFocus = preview.contains(document.activeElement);
+      requestAnimationFrame(() => { preview.remove(); if (hadFocus) frame.focus(); });
     }
 
     function setOpen(open, focus) {
@@ -148,6 +176,7 @@
     let ticker = null;
     function render(s) {
       last = s;
+      if (s.notebookShown || s.stage === "error") showLive();
       const ready = !!s.kernelReady;
       const done = [s.notebookShown, ready, ready];
       const current = done.indexOf(false);

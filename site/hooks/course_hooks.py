@@ -7,7 +7,9 @@
 - on_page_content: put the rendered quizzes in place, give the toy its no-JS example round
   (toy_fallback.py), turn arithmatex's TeX into MathML (tex_mathml.py).
 - on_post_build: write the search index as UTF-8 instead of \\uXXXX escapes (half the bytes for
-  Chinese; every page load fetches it).
+  Chinese; every page load fetches it); write the static preview of each notebook named by a
+  page's `lab:` front matter (notebook_preview.py) to notebook-preview/NAME.html (NAME without
+  .ipynb).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
+from notebook_preview import preview_html, preview_name
 from quiz_format import QuizError, find_quizzes, render_quiz
 from tex_mathml import MathError, tex_to_mathml_html
 from toy_fallback import fill_toys
@@ -26,8 +29,11 @@ from toy_fallback import fill_toys
 ASSETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets")
 ASSETS_URI = "assets/course"
 SLOT = '<div class="sd-quiz-slot" data-slot="{}"></div>'
+NOTEBOOKS = "notebooks"                 # beside mkdocs.yml: the notebooks a page's `lab:` names
+PREVIEW_DIR = "notebook-preview"        # in the built site: NAME.html for NAME.ipynb
 
 _rendered_quizzes: dict[str, list[str]] = {}
+_lab_notebooks: dict[str, str] = {}     # notebook file -> the page that names it (for messages)
 
 
 @event_priority(100)   # before the search plugin reads its options
@@ -52,6 +58,11 @@ def on_files(files, config):
 
 def on_page_markdown(markdown, page, config, files):
     path = _display_path(page, config)
+    notebook = page.meta.get("lab")
+    if notebook:
+        if not os.path.isfile(_notebook_path(config, notebook)):
+            raise PluginError(f"{path}: 前言的 lab: {notebook} 不在 {NOTEBOOKS}/ 裡")
+        _lab_notebooks[notebook] = path
     try:
         found = find_quizzes(markdown, path=path, first_line=_first_line(page, markdown))
     except QuizError as error:
@@ -119,8 +130,31 @@ def _math_line(page, message: str) -> int:
     return 1
 
 
+def _notebook_path(config, name: str) -> str:
+    return os.path.join(os.path.dirname(os.path.abspath(config.config_file_path)), NOTEBOOKS, name)
+
+
+def _write_previews(config) -> None:
+    md = python_markdown.Markdown(extensions=config.markdown_extensions,
+                                  extension_configs=config.mdx_configs)
+
+    def to_html(text: str) -> str:
+        md.reset()
+        return md.convert(text)
+
+    os.makedirs(os.path.join(config.site_dir, PREVIEW_DIR), exist_ok=True)
+    for name, page_path in sorted(_lab_notebooks.items()):
+        try:
+            fragment = tex_to_mathml_html(preview_html(_notebook_path(config, name), to_html))
+        except MathError as error:
+            raise PluginError(f"{NOTEBOOKS}/{name}（{page_path} 的實驗場）: {error}") from None
+        with open(os.path.join(config.site_dir, PREVIEW_DIR, preview_name(name)), "w", encoding="utf-8") as f:
+            f.write(fragment)
+
+
 @event_priority(-100)   # after the search plugin has written its index
 def on_post_build(config):
+    _write_previews(config)
     index = os.path.join(config.site_dir, "search", "search_index.json")
     if os.path.isfile(index):
         with open(index, encoding="utf-8") as f:

@@ -6,7 +6,8 @@
 //      ready until it is: no "Select Kernel" dialog, no lost run;
 //   4. gives the lesson page the learner's notebook (window.specdecLab.notebook());
 //   5. follows the lesson page's light or dark colours; 6. lets a focused slider have the arrow keys;
-//   7. says what a cell's first import is loading (matplotlib and co., seconds before any output).
+//   7. says what a cell's first import is loading (matplotlib and co., seconds before any output);
+//   8. opens the notebook at the cell the lesson page's static preview had been scrolled to.
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -146,6 +147,27 @@
       .catch((err) => console.warn('specdec-lab: early kernel start failed', err));
   }
 
+  // The notebook draws the cells near the view first and the others later, when idle (late on a
+  // busy page), which moves what is on screen as their real heights replace estimates: for 15 s
+  // the cell is put back on top whenever it has moved, until the learner scrolls, clicks or types.
+  function showCell(notebook, index) {
+    const outer = notebook.outerNode;
+    let learnerMoved = false;
+    for (const type of ['wheel', 'touchstart', 'pointerdown', 'keydown']) {
+      outer.addEventListener(type, () => { learnerMoved = true; }, { once: true, passive: true });
+    }
+    const align = (tries) => {
+      if (learnerMoved || tries > 60) return;
+      const cell = notebook.widgets[index];
+      const off = cell && cell.node.isConnected
+        ? Math.abs(cell.node.getBoundingClientRect().top - outer.getBoundingClientRect().top) : Infinity;
+      const again = () => setTimeout(() => align(tries + 1), 250);
+      if (off > 30) notebook.scrollToItem(index, 'start', 0).then(again, again);   // margin 0: on top
+      else again();
+    };
+    align(0);
+  }
+
   function findNotebook() {
     const widget = app.shell.currentWidget;
     if (!widget || !widget.sessionContext || !widget.context) {
@@ -155,6 +177,12 @@
     panel = widget;
     mark('panel');
     panel.context.ready.then(() => report({ notebookShown: true }));
+    // 8. the lesson page's preview was scrolled to a cell: show the live notebook there
+    window.addEventListener('message', (event) => {
+      const index = event.data && event.data.specdecLabShowCell;
+      if (event.source !== window.parent || event.origin !== location.origin || !Number.isInteger(index)) return;
+      panel.revealed.then(() => showCell(panel.content, index)).catch(() => {});
+    });
     const ctx = panel.sessionContext;
     const onStatus = () => {
       const status = ctx.session && ctx.session.kernel ? ctx.session.kernel.status : null;

@@ -28,6 +28,8 @@ import matplotlib  # noqa: E402
 if mode == "rebuild":
     Path(matplotlib.__file__).with_name("fontlist.json").unlink()
 from specdec_lab import plotting  # noqa: E402
+
+plotting.register_font      # noqa: B018  (a first name sets matplotlib up: the module is lazy)
 from matplotlib import font_manager  # noqa: E402
 
 manager = font_manager.fontManager

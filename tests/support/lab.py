@@ -21,18 +21,20 @@ from .server import serve_site  # noqa: F401  (the lab tests and the benchmark t
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "build" / "site"
 
-# the lesson page keeps every report of the lab's page script, with wall-clock times, and the
-# moment the toy and the quiz have mounted (their buttons exist with their handlers)
+# the lesson page keeps every report of the lab's page script, with wall-clock times, the moment
+# the toy and the quiz have mounted (their buttons exist with their handlers) and the moment the
+# notebook's static preview is in the panel
 TIMELINE = """
 window.__lab = {start: performance.timeOrigin, events: []};
 window.addEventListener('message', (e) => {
   if (e.data && e.data.specdecLab) window.__lab.events.push({t: Date.now(), ...e.data.specdecLab});
 });
 new MutationObserver((_, observer) => {
-  if (document.querySelector('.sd-toy button') && document.querySelector('.sd-quiz--live')) {
-    window.__lab.widgetsMounted = Date.now();
-    observer.disconnect();
-  }
+  const now = Date.now();
+  if (!window.__lab.widgetsMounted && document.querySelector('.sd-toy button')
+      && document.querySelector('.sd-quiz--live')) window.__lab.widgetsMounted = now;
+  if (!window.__lab.previewShown && document.querySelector('.sd-lab__preview .sd-nb')) window.__lab.previewShown = now;
+  if (window.__lab.widgetsMounted && window.__lab.previewShown) observer.disconnect();
 }).observe(document, {childList: true, subtree: true, attributes: true, attributeFilter: ['class']});
 """
 
@@ -94,13 +96,14 @@ class LabPage:
         page.on("pageerror", lambda e: self.errors.append(str(e)))
 
     @classmethod
-    def open(cls, browser_or_context, url: str, width: int = 1440, height: int = 900, **context):
+    def open(cls, browser_or_context, url: str, width: int = 1440, height: int = 900,
+             wait_until: str = "load", **context):
         context_ = (browser_or_context.new_context(viewport={"width": width, "height": height},
                                                    **context)
                     if hasattr(browser_or_context, "new_context") else browser_or_context)
         context_.add_init_script(TIMELINE)
         lab = cls(context_.new_page(), context_)
-        lab.goto(url)
+        lab.goto(url, wait_until)
         return lab
 
     def _record(self, request):
@@ -108,9 +111,9 @@ class LabPage:
         if not url.startswith(("data:", "blob:")) and urlsplit(url).hostname != "127.0.0.1":
             self.outside.append(url)
 
-    def goto(self, url: str):
+    def goto(self, url: str, wait_until: str = "load"):
         self.t0 = time.time()
-        self.page.goto(url)
+        self.page.goto(url, wait_until=wait_until)
 
     def reload(self):
         self.t0 = time.time()
@@ -125,6 +128,12 @@ class LabPage:
         the page, so not delayed by the load event that page.goto waits for)."""
         t = wait_until(lambda: self.page.evaluate("() => window.__lab.widgetsMounted || 0"), timeout,
                        what="toy and quiz mounted")
+        return t / 1000 - self.navigation_start()
+
+    def preview_shown(self, timeout: float = 60) -> float:
+        """Seconds from navigation start until the notebook's static preview was in the panel."""
+        t = wait_until(lambda: self.page.evaluate("() => window.__lab.previewShown || 0"), timeout,
+                       what="notebook preview")
         return t / 1000 - self.navigation_start()
 
     def navigation_start(self) -> float:
