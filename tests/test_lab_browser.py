@@ -301,17 +301,24 @@ CENTRE_IS_IN = """(selector) => {
 }"""
 
 
-def test_the_static_preview_covers_the_panel_until_the_live_notebook_takes_over(browser, base_url):
-    """The notebook as stored shows at once; the live one replaces it, at the cell the learner had
-    scrolled to. (The lab's page is held back until the preview has been scrolled.)"""
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
+@pytest.mark.parametrize("phone", [False, True], ids=["desktop", "phone"])
+def test_the_static_preview_covers_the_panel_until_the_live_notebook_takes_over(browser, base_url, phone):
+    """The notebook as stored shows at once (on a phone, once the panel is opened); the live one
+    replaces it, at the cell the learner had scrolled to. (The lab's page is held back until the
+    preview has been scrolled.)"""
+    context = browser.new_context(**(dict(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+                                     if phone else dict(viewport={"width": 1440, "height": 900})))
     held, released = [], []
     context.route("**/lab/notebooks/index.html*",
                   lambda route: route.continue_() if released else held.append(route))
     try:
         lab = LabPage.open(context, base_url, wait_until="domcontentloaded")   # (load waits for the lab)
+        if phone:
+            lab.page.click(".sd-lab-open")
         lab.preview_shown()
         assert lab.page.evaluate(CENTRE_IS_IN, ".sd-lab__preview")
+        from support.axe import run_axe
+        assert run_axe(lab.page, context=".sd-lab") == []
         target = NOTEBOOK["cells"].index(next(c for c in NOTEBOOK["cells"]
                                               if "".join(c["source"]).startswith("## 3️⃣")))
         lab.page.evaluate("""(i) => { const p = document.querySelector('.sd-lab__preview');
@@ -459,10 +466,11 @@ def test_a_page_without_a_lab_keeps_the_whole_width(browser, base_url):
         lab.context.close()
 
 
-@pytest.mark.parametrize("width", [1440, 390])
-def test_the_panel_passes_axe(browser, base_url, width):
+@pytest.mark.parametrize("width, scheme", [(1440, "light"), (390, "light"), (1440, "dark")])
+def test_the_panel_passes_axe(browser, base_url, width, scheme):
     from support.axe import run_axe
-    lab = LabPage.open(browser, base_url, width=width, height=900 if width > 500 else 844)
+    lab = LabPage.open(browser, base_url, width=width, height=900 if width > 500 else 844,
+                       color_scheme=scheme)
     try:
         if width < 500:
             lab.page.click(".sd-lab-open")

@@ -126,7 +126,7 @@ def test_preview_shows_figures_html_and_plain_results(tmp_path):
     html = preview_html(path, fake_markdown)
     assert f'width="3" height="2" src="data:image/png;base64,{TINY_PNG}"' in html
     assert "&lt;Figure&gt;" not in html
-    assert '<div class="sd-nb__html"><table><tr><td>1</td></tr></table></div>' in html
+    assert '<div class="sd-nb__html" tabindex="0" role="group" aria-label="輸出"><table><tr><td>1</td></tr></table></div>' in html
     assert "1.66 &lt; 2" in html
 
 

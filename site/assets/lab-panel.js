@@ -79,10 +79,15 @@
         if (!html || live) return;
         const preview = document.createElement("div");
         preview.className = "sd-lab__preview";
-        preview.tabIndex = 0;
+        preview.tabIndex = 0;                      // scrollable with the keyboard
+        preview.setAttribute("role", "region");
         preview.setAttribute("aria-label", "筆記本預覽（唯讀），Python 載入中");
         preview.innerHTML = html;
         body.append(preview);
+        // code and formulas wider than the panel scroll sideways: reachable with the keyboard too
+        preview.querySelectorAll("pre > code, .sd-math").forEach((el) => {
+          if (el.scrollWidth > el.clientWidth) el.tabIndex = 0;
+        });
       }).catch(() => { /* no preview: the frame shows as it loads */ });
     }
     function showLive() {

@@ -67,7 +67,8 @@ def _output_html(output: dict, to_html: Callable[[str], str]) -> str:
         return (f'<img class="sd-nb__figure" alt="圖（筆記本裡儲存的輸出）" width="{width}" '
                 f'height="{height}" src="data:image/png;base64,{png}">')
     if "text/html" in data:
-        return f'<div class="sd-nb__html">{_text(data["text/html"])}</div>'
+        return (f'<div class="sd-nb__html" tabindex="0" role="group" aria-label="輸出">'
+                f'{_text(data["text/html"])}</div>')
     if "text/markdown" in data:
         return _in_the_page(to_html(_text(data["text/markdown"])))
     if "text/plain" in data:
