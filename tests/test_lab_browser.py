@@ -16,6 +16,7 @@ import json
 import os
 import re
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -336,6 +337,115 @@ def test_the_static_preview_covers_the_panel_until_the_live_notebook_takes_over(
         assert lab.errors == []
     finally:
         context.close()
+
+
+def kernel_prints(lab: LabPage, code: str) -> str:
+    """What `code` prints when run in the lab's live kernel (an error's name and value too)."""
+    return lab.in_app("""
+        return new Promise((done) => {
+          const future = nb.sessionContext.session.kernel.requestExecute({code: arg});
+          let text = '';
+          future.onIOPub = (msg) => { if (msg.header.msg_type === 'stream') text += msg.content.text;
+                                      if (msg.header.msg_type === 'error') text += msg.content.ename + ': ' + msg.content.evalue; };
+          future.done.then(() => done(text));
+        });""", code)
+
+
+ZIP_PROBE = r"""
+import importlib.metadata, inspect, json, pydoc, sys, traceback
+import IPython, traitlets, micropip, pygments, numpy, matplotlib, specdec_lab, pytz
+try:
+    traitlets.Int().validate(None, "not a number")
+except traitlets.TraitError:
+    trace = traceback.format_exc()
+# the loader's two changes to zipimport: a module's file name without loading it twice ...
+import importlib, zipfile, zipimport
+zipped = {n: m for n, m in list(sys.modules.items()) if isinstance(getattr(m, "__loader__", None), zipimport.zipimporter)}
+differ = [n for n, m in zipped.items() if m.__loader__.get_filename(n) != zipimport._get_module_code(m.__loader__, n)[2]]
+# ... and the served archives' directories kept when Pyodide invalidates caches; any other zip re-read
+wheel = sys.path_importer_cache[IPython.__path__[0]]
+files = wheel._files
+def write_zip(module):
+    with zipfile.ZipFile("/tmp/learners.zip", "w") as z:
+        z.writestr(module + ".py", "X = 1\n")
+write_zip("first_module")
+sys.path.append("/tmp/learners.zip")
+import first_module
+write_zip("second_module")
+importlib.invalidate_caches()
+import second_module
+print(json.dumps({
+    "zipimport": {"checked": len(zipped), "differ": differ, "kept": wheel._files is files,
+                  "reread": second_module.X},
+    "files": {m.__name__: m.__file__ for m in (IPython, traitlets, micropip, pygments, numpy, matplotlib,
+                                                specdec_lab, pytz)},
+    "vendored": list(sys.modules["micropip._vendored"].__path__),    # a folder without __init__.py
+    "version": importlib.metadata.version("ipython"),
+    "listed": {name: p.version for name, p in micropip.list().items()},
+    "source": inspect.getsource(traitlets.HasTraits.trait_names),
+    "help": pydoc.render_doc(traitlets.HasTraits.trait_names, renderer=pydoc.plaintext),
+    "traceback": trace,
+}))
+"""
+
+
+def test_pure_python_packages_are_imported_from_their_wheels(lesson, site):
+    """runtime.toml [kernel] zip_imported: the kernel imports IPython, traitlets, micropip ... from
+    the wheel as served (nothing unzipped), numpy, matplotlib, specdec_lab and pytz from unzipped
+    files; package metadata, micropip's list, source, help and tracebacks work as before."""
+    import ast
+    sys.path.insert(0, str(ROOT / "site"))
+    from lab import build_lab, pyodide_dist
+
+    lab, _, _ = lesson
+    printed = kernel_prints(lab, ZIP_PROBE).strip()
+    assert printed.startswith("{"), printed
+    seen = json.loads(printed)
+    pyodide = build_lab.pyodide_dir(site / "lab")
+    lock = {pyodide_dist.normalize(k): v
+            for k, v in json.loads((pyodide / "pyodide-lock.json").read_text())["packages"].items()}
+    site_packages = "/lib/python3.12/site-packages"
+    zip_imported = {pyodide_dist.normalize(n) for n in build_lab.load_config()["kernel"]["zip_imported"]}
+    assert {"ipython", "traitlets", "micropip", "pygments"} <= zip_imported
+    assert not {"numpy", "matplotlib", "specdec-lab", "pytz"} & zip_imported
+    for module, file in seen["files"].items():
+        package = pyodide_dist.normalize({"IPython": "ipython", "specdec_lab": "specdec-lab"}.get(module, module))
+        if package in zip_imported:
+            assert file == f"{site_packages}/{lock[package]['file_name']}/{module}/__init__.pyc", file
+        else:
+            assert file == f"{site_packages}/{module}/__init__.py", file
+    assert seen["vendored"] == [f"{site_packages}/{lock['micropip']['file_name']}/micropip/_vendored"]
+    assert seen["version"] == lock["ipython"]["version"]
+    for package in ("ipython", "traitlets", "numpy"):
+        assert seen["listed"][package] == lock[package]["version"], package
+
+    def served_source(path_in_pyodide: str) -> list[str]:
+        wheel, _, member = path_in_pyodide.removeprefix(site_packages + "/").partition("/")
+        with zipfile.ZipFile(pyodide / wheel) as z:
+            return z.read(member).decode("utf-8").splitlines()
+    lines = served_source(seen["files"]["traitlets"].replace("__init__.pyc", "traitlets.py"))
+    (method,) = [node for cls in ast.parse("\n".join(lines)).body
+                 if isinstance(cls, ast.ClassDef) and cls.name == "HasTraits"
+                 for node in cls.body if getattr(node, "name", "") == "trait_names"]
+    first = min([method.lineno] + [d.lineno for d in method.decorator_list])
+    assert seen["source"].splitlines() == lines[first - 1:method.end_lineno]
+    assert ast.get_docstring(method).splitlines()[0] in seen["help"]
+    # the traceback shows each line of traitlets' code that ran, as the served wheel has it
+    frames = re.findall(r'File "([^"]+)", line (\d+), in \S+\n    (.*)\n', seen["traceback"])
+    in_wheel = [(f, int(n), text) for f, n, text in frames if ".whl/" in f]
+    assert len(in_wheel) >= 2, seen["traceback"]
+    for file, number, text in in_wheel:
+        assert served_source(file)[number - 1].strip() == text.strip(), (file, number)
+    assert in_wheel[-1][2].startswith("raise TraitError(")
+    # the loader's zipimport changes: the same file names, the served archives kept, others re-read
+    assert seen["zipimport"]["checked"] > 300 and seen["zipimport"]["differ"] == []
+    assert seen["zipimport"]["kept"] and seen["zipimport"]["reread"] == 1
+    # Tab completion reaches into the wheels: a module's attributes, a package's submodules
+    for code, expected in [("traitlets.HasTra", "HasTraits"), ("from IPython.core import interactives",
+                                                                "interactiveshell")]:
+        reply = lab.in_app("""return nb.sessionContext.session.kernel
+            .requestComplete({code: arg, cursor_pos: arg.length}).then((r) => r.content.matches);""", code)
+        assert any(m.endswith(expected) for m in reply), (code, reply)
 
 
 def test_reload_restores_the_original_notebook(browser, base_url):

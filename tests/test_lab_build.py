@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import importlib
 import io
 import json
 import re
@@ -209,6 +210,83 @@ def test_bytecode_is_added_beside_the_source_and_the_check_can_fail(tmp_path, mo
             added_bytecode(wheel.read_bytes(), rewrite(out, change), "wheel", **here)
 
 
+def test_a_zip_imported_wheel_gets_an_entry_for_every_folder_and_imports_from_the_zip(tmp_path, monkeypatch):
+    """site/lab/zip_import.py: zipimport has no implicit directories, so a namespace package (a
+    folder without __init__.py, like micropip._vendored) imports from the wheel only once its
+    folder has an entry of its own; the members stay as they were."""
+    from lab import zip_import
+    wheel = make_wheel(tmp_path, "nsdemo", "1.0", [],
+                       ["nsdemo/__init__.py", "nsdemo/_vendored/inner/mod.py", "top.py"])
+    with zipfile.ZipFile(wheel) as z:
+        before = {n: z.read(n) for n in z.namelist()}
+    assert zip_import.make_importable(wheel) == 4
+    with zipfile.ZipFile(wheel) as z:
+        assert sorted(n for n in z.namelist() if n.endswith("/")) == [
+            "nsdemo-1.0.dist-info/", "nsdemo/", "nsdemo/_vendored/", "nsdemo/_vendored/inner/"]
+        assert {n: z.read(n) for n in z.namelist() if not n.endswith("/")} == before
+    assert zip_import.make_importable(wheel) == 0                 # nothing left to add
+    monkeypatch.syspath_prepend(str(wheel))
+    for name in ["nsdemo", "nsdemo._vendored", "nsdemo._vendored.inner", "nsdemo._vendored.inner.mod", "top"]:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert importlib.import_module("nsdemo._vendored.inner.mod").x == 1
+    assert f"{wheel.name}/nsdemo/_vendored/inner/mod.py" in sys.modules["nsdemo._vendored.inner.mod"].__file__
+    assert importlib.import_module("top").__file__ == f"{wheel}/top.py"
+
+
+def test_zip_import_refuses_compiled_extensions_and_unknown_packages(tmp_path):
+    from lab import zip_import
+    wheel = make_wheel(tmp_path, "fast", "1.0", [], ["fast/__init__.py", "fast/_speedups.cpython-312-wasm32-emscripten.so"])
+    with pytest.raises(BuildError, match="_speedups"):
+        zip_import.make_importable(wheel)
+    (tmp_path / "pyodide-lock.json").write_text(json.dumps({"info": {}, "packages": {
+        "fast": {"name": "fast", "file_name": wheel.name, "depends": []},
+        "openssl": {"name": "openssl", "file_name": "openssl-1.1.1w.zip", "depends": []}}}))
+    for name in ["typo-package", "openssl"]:                     # not in the lock; not a wheel
+        with pytest.raises(BuildError, match=name):
+            zip_import.prepare(tmp_path, [name])
+
+
+def test_bytecode_for_a_zip_imported_wheel_sits_beside_its_module_and_names_the_wheels_path(tmp_path, monkeypatch):
+    """add_bytecode.py's "zipimport" kind: <module>.pyc beside <module>.py (zipimport never reads
+    __pycache__), RECORD lines, compiled for the path the module will have inside the wheel in
+    site-packages (zipimport does not correct it); Python uses the .pyc without the source."""
+    import importlib.util
+    from lab import add_bytecode as compiler   # site/lab/add_bytecode.py
+    wheel = make_wheel(tmp_path, "demo", "1.0", [], [])
+    with zipfile.ZipFile(wheel, "a") as z:
+        z.writestr("demo/__init__.py", "VALUE = 1\n")
+        z.writestr("demo/sub/mod.py", "def where():\n    return 1 / 0\n")
+        z.writestr("demo-1.0.dist-info/RECORD", "demo/__init__.py,sha256=x,10\n")
+    from lab import zip_import
+    zip_import.make_importable(wheel)
+    served = tmp_path / "served" / wheel.name
+    served.parent.mkdir()
+    assert compiler.add_bytecode(str(wheel), str(served), "zipimport",
+                                 ["demo/__init__.py", "demo/sub/mod.py"]) == (2, 0)
+    here = dict(magic=importlib.util.MAGIC_NUMBER, tag=sys.implementation.cache_tag)
+    assert added_bytecode(wheel.read_bytes(), served.read_bytes(), "zipimport", **here) == \
+        ["demo/__init__.pyc", "demo/sub/mod.pyc"]
+    with pytest.raises(AssertionError):                           # not the layout of a wheel unzipped
+        added_bytecode(wheel.read_bytes(), served.read_bytes(), "wheel", **here)
+
+    # the .pyc is what zipimport runs (the source edited in the zip is not read) ...
+    edited = tmp_path / "edited" / wheel.name
+    edited.parent.mkdir()
+    with zipfile.ZipFile(served) as src, zipfile.ZipFile(edited, "w") as dst:
+        for info in src.infolist():
+            data = b"VALUE = 'edited'\n" if info.filename == "demo/__init__.py" else src.read(info)
+            dst.writestr(info, data)
+    monkeypatch.syspath_prepend(str(edited))
+    for name in ["demo", "demo.sub", "demo.sub.mod"]:
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    assert importlib.import_module("demo").VALUE == 1
+    # ... and its code says where the module lives in Pyodide: site-packages/<wheel>/<member>
+    code = importlib.import_module("demo.sub.mod").where.__code__
+    import site
+    site_packages = site.getsitepackages()[0]
+    assert code.co_filename == f"{site_packages}/{wheel.name}/demo/sub/mod.py"
+
+
 # build: the lab as a browser gets it --------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -349,17 +427,26 @@ def added_bytecode(original: bytes, ours: bytes, kind: str, magic: bytes = MAGIC
     """Check that `ours` is the zip `original` with bytecode added and nothing else changed:
     every original member byte for byte (a wheel's RECORD gains one line per .pyc), and each added
     member is the .pyc of an original .py (kind "wheel": <folder>/__pycache__/<module>.cpython-312.pyc,
-    "stdlib": <module>.pyc beside it) whose header carries `magic` and that source's hash.
-    Returns the added names."""
+    "stdlib" and "zipimport": <module>.pyc beside it) whose header carries `magic` and that
+    source's hash. A "zipimport" wheel (runtime.toml [kernel] zip_imported) also has an empty
+    directory entry for every folder of its members and no other. Returns the added .pyc names."""
     import _imp
     with zipfile.ZipFile(io.BytesIO(original)) as a, zipfile.ZipFile(io.BytesIO(ours)) as b:
         before, after = set(a.namelist()), b.namelist()
         assert len(after) == len(set(after))
         added = [n for n in after if n not in before]
         assert before <= set(after)
+        if kind == "zipimport":
+            folders = {name[:i + 1] for name in after if not name.endswith("/")
+                       for i, char in enumerate(name) if char == "/"}
+            entries = {n for n in after if n.endswith("/")}
+            assert entries == folders, sorted(entries ^ folders)
+            for name in entries - before:
+                assert b.getinfo(name).file_size == 0, name
+            added = [n for n in added if not n.endswith("/")]
         record_lines = []
         for name in before:
-            if name.endswith(".dist-info/RECORD") and kind == "wheel":
+            if name.endswith(".dist-info/RECORD") and kind != "stdlib":
                 old, new = a.read(name).decode().splitlines(), b.read(name).decode().splitlines()
                 assert new[:len(old)] == old, name
                 record_lines = new[len(old):]
@@ -372,12 +459,12 @@ def added_bytecode(original: bytes, ours: bytes, kind: str, magic: bytes = MAGIC
                 assert cached == f"{stem}.{tag}.pyc", name
             else:
                 folder, stem = "", name.removesuffix(".pyc")
-                assert name.endswith(".pyc"), name
+                assert name.endswith(".pyc") and "__pycache__" not in name, name
             source = a.read(folder + stem + ".py")
             data = b.read(name)
             assert data[:4] == magic and data[4:8] == UNCHECKED_HASH, name
             assert data[8:16] == _imp.source_hash(int.from_bytes(magic, "little"), source), name
-        if kind == "wheel":
+        if kind != "stdlib":
             listed = sorted(line.split(",")[0] for line in record_lines)
             assert listed == sorted(added)
             for line in record_lines:
@@ -386,6 +473,14 @@ def added_bytecode(original: bytes, ours: bytes, kind: str, magic: bytes = MAGIC
                 assert int(size) == len(data)
                 assert digest == "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     return added
+
+
+ZIP_IMPORTED = {pyodide_dist.normalize(n) for n in CFG["kernel"]["zip_imported"]}
+
+
+def wheel_kind(file_name: str) -> str:
+    """How the build compiled a served wheel: "zipimport" for runtime.toml [kernel] zip_imported."""
+    return "zipimport" if pyodide_dist.normalize(file_name.split("-")[0]) in ZIP_IMPORTED else "wheel"
 
 
 @pytest.mark.build
@@ -416,7 +511,7 @@ def test_every_pyodide_file_is_the_official_one_plus_bytecode(lab):
             original = source.read_wheel(path.name)
             assert hashlib.sha256(original).hexdigest() == by_file[path.name]["sha256"], path.name
             if path.suffix == ".whl":
-                compiled += bool(added_bytecode(original, path.read_bytes(), "wheel"))
+                compiled += bool(added_bytecode(original, path.read_bytes(), wheel_kind(path.name)))
             else:
                 assert path.read_bytes() == original, path.name
             assert {**entry, "sha256": None} == {**by_file[path.name], "sha256": None}
@@ -443,7 +538,7 @@ def test_registered_wheels_are_their_pinned_originals_plus_bytecode(lab):
     originals["specdec-lab"] = project
     for name, original in originals.items():
         served = pyodide / ours[name]["file_name"]
-        added = added_bytecode(original.read_bytes(), served.read_bytes(), "wheel")
+        added = added_bytecode(original.read_bytes(), served.read_bytes(), wheel_kind(served.name))
         if name == "specdec-lab":      # the project's modules are all compiled
             with zipfile.ZipFile(original) as z:
                 modules = [n for n in z.namelist() if n.endswith(".py")]
@@ -466,14 +561,39 @@ def test_bytecode_covers_what_the_kernel_imports_and_little_else(lab):
             total += sum(n.endswith(".py") for n in listed)
     with zipfile.ZipFile(pyodide / "python_stdlib.zip") as stdlib:
         stdlib_names = set(stdlib.namelist())
-    for module in ["IPython/core/interactiveshell", "pyodide_kernel/kernel", "numpy/_core/_methods",
-                   "matplotlib/figure", "matplotlib/backends/backend_agg", "ipywidgets/widgets/widget",
-                   "specdec_lab/plotting/style", "specdec_lab/monte_carlo"]:
+    for module in ["numpy/_core/_methods", "matplotlib/figure", "matplotlib/backends/backend_agg",
+                   "specdec_lab/plotting/style", "specdec_lab/monte_carlo"]:      # unzipped
         folder, _, stem = module.rpartition("/")
         assert f"{folder}/__pycache__/{stem}.cpython-312.pyc" in names, module
+    for module in ["IPython/core/interactiveshell", "pyodide_kernel/kernel", "ipywidgets/widgets/widget",
+                   "traitlets/traitlets", "micropip/_vendored/packaging/src/packaging/version"]:
+        assert f"{module}.pyc" in names, module       # imported from the wheel: beside the source
     for module in ["json/__init__", "asyncio/base_events", "inspect"]:
         assert f"{module}.pyc" in stdlib_names, module
     assert 500 < len(names) < 0.7 * total
+
+
+@pytest.mark.build
+def test_pure_python_wheels_are_served_to_be_imported_from_and_the_kernel_loader_knows_them(lab):
+    """runtime.toml [kernel] zip_imported: each a pure-Python wheel of the lock (its layout, directory
+    entries and bytecode beside the source, is checked with the originals above); every other
+    pure-Python wheel shipped reads its own files by path and is unzipped as before; the kernel's
+    Pyodide loader carries the list."""
+    pyodide = build_lab.pyodide_dir(lab)
+    entries = {pyodide_dist.normalize(k): v
+               for k, v in json.loads((pyodide / "pyodide-lock.json").read_text())["packages"].items()}
+    assert ZIP_IMPORTED <= set(entries)
+    pure = set()
+    for name, entry in entries.items():
+        if entry["file_name"].endswith(".whl"):
+            with zipfile.ZipFile(pyodide / entry["file_name"]) as wheel:
+                if not any(".so" in n.rsplit("/", 1)[-1] for n in wheel.namelist()):
+                    pure.add(name)
+    assert ZIP_IMPORTED <= pure
+    assert pure - ZIP_IMPORTED == {"pytz", "specdec-lab"}      # zoneinfo/ and fonts/ opened by path
+    assert {"ipython", "prompt-toolkit", "pygments", "traitlets", "micropip"} <= ZIP_IMPORTED
+    loader = (pyodide / build_lab.PYODIDE_LOADER).read_text()
+    assert f"const ZIP_IMPORTED = {json.dumps(CFG['kernel']['zip_imported'])};" in loader
 
 
 @pytest.mark.build

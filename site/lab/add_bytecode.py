@@ -4,13 +4,17 @@ without first compiling every module in WebAssembly (the slow part of starting t
 
     python add_bytecode.py JOBS.json REPORT.json
 
-JOBS.json is [[source, target, kind, modules], ...]: kind "wheel" or "stdlib" (python_stdlib.zip),
+JOBS.json is [[source, target, kind, modules], ...]: kind "wheel", "zipimport" (a wheel Python
+imports from as it is, runtime.toml [kernel] zip_imported) or "stdlib" (python_stdlib.zip),
 modules the .py members to compile (null: all). REPORT.json gets the count compiled per target.
 
 Every member of the input is copied unchanged, in order; what is added is bytecode only:
   - a wheel: <folder>/__pycache__/<module>.<cache tag>.pyc after each <module>.py, and a line for
     each in the wheel's RECORD (the one member that changes);
-  - the standard library's zip: <module>.pyc after each <module>.py, where zipimport looks first.
+  - a "zipimport" wheel: <module>.pyc after each <module>.py, where zipimport looks first (it
+    never reads __pycache__), and the RECORD lines; compiled for the path the module has in
+    Pyodide, <site-packages>/<wheel file name>/<member>, as zipimport does not correct it;
+  - the standard library's zip: <module>.pyc after each <module>.py, as for "zipimport".
 The .py files stay, so tracebacks still show source lines. The bytecode is "unchecked hash-based"
 (PEP 552): it carries its source's hash, and Python uses it without re-reading the source, which
 is right for files that never change once served. A .py that does not compile (a test file
@@ -23,8 +27,8 @@ import hashlib
 import importlib.util
 import json
 import marshal
+import site
 import sys
-import sysconfig
 import warnings
 import zipfile
 
@@ -52,7 +56,7 @@ def record_line(name: str, data: bytes) -> str:
 def pyc_name(member: str, kind: str) -> str:
     folder, _, module = member.rpartition("/")
     stem = module[:-3]
-    if kind == "stdlib":
+    if kind in ("stdlib", "zipimport"):
         return f"{folder}/{stem}.pyc" if folder else f"{stem}.pyc"
     cached = f"__pycache__/{stem}.{sys.implementation.cache_tag}.pyc"
     return f"{folder}/{cached}" if folder else cached
@@ -62,10 +66,13 @@ def add_bytecode(source: str, target: str, kind: str, modules: list[str] | None 
     """Write `target`: `source` with bytecode added for `modules` (member names; None: every .py).
     Returns (modules compiled, modules that do not compile)."""
     wanted = None if modules is None else set(modules)
+    site_packages = site.getsitepackages()[0]     # where Pyodide installs (sysconfig says "//lib/…")
     if kind == "stdlib":
         prefix = f"/lib/python{sys.version_info.major}{sys.version_info.minor}.zip/"
+    elif kind == "zipimport":      # the served wheel keeps its file name in site-packages
+        prefix = f"{site_packages}/{source.rpartition('/')[2]}/"
     else:
-        prefix = sysconfig.get_paths()["purelib"] + "/"
+        prefix = site_packages + "/"
     compiled, failed, added, record = 0, 0, [], None
     with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w") as zout:
         members = zin.infolist()
@@ -88,7 +95,7 @@ def add_bytecode(source: str, target: str, kind: str, modules: list[str] | None 
             zout.writestr(zipfile.ZipInfo(name, FIXED_TIME), code, compress_type=zipfile.ZIP_DEFLATED)
             added.append(record_line(name, code))
             compiled += 1
-        if kind == "wheel":
+        if kind != "stdlib":
             if record is None:
                 raise ValueError(f"{source}: a wheel without a RECORD")
             info, data = record

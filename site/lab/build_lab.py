@@ -17,7 +17,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from lab import bytecode, fetch, lock, pyodide_dist
+from lab import bytecode, fetch, lock, pyodide_dist, zip_import
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
@@ -88,9 +88,13 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
                           not_loaded=cfg["kernel"]["not_loaded"])
     print(f"  登錄到 pyodide-lock.json：{', '.join(added)}", file=sys.stderr)
     check_preload(lite, pyodide_dir)
+    zip_imported = cfg["kernel"]["zip_imported"]
+    folders = zip_import.prepare(pyodide_dir, zip_imported)
+    print(f"  {len(folders)} 個 wheel 由 Python 直接從 zip 匯入（加了 {sum(folders.values())} 個資料夾項目）",
+          file=sys.stderr)
     profile = notebooks / cfg["bytecode"]["profile_notebook"]
     compiled = bytecode.add_bytecode(pyodide_dir, preload_list(lite / "jupyter-lite.json"), profile,
-                                     project=added[-1])
+                                     project=added[-1], zip_imported=zip_imported)
     print(f"  預先編譯 bytecode：{compiled['modules']} 個模組、{compiled['archives']} 個檔案"
           f"（{compiled['from_cache']} 個取自快取）", file=sys.stderr)
     return lite
@@ -158,15 +162,18 @@ PYODIDE_LOADER = "pyodide-loader.js"
 
 def add_pyodide_loader(out: Path, cfg: dict) -> None:
     """The kernel loads Pyodide through site/lab/pyodide-loader.js, put beside pyodide.js with
-    runtime.toml's [kernel] not_loaded filled in; jupyter-lite.json's loadPyodideOptions.packages
-    names those too, so that the kernel does not install them itself (it would install jedi)."""
+    runtime.toml's [kernel] not_loaded and zip_imported filled in; jupyter-lite.json's
+    loadPyodideOptions.packages names the former too, so that the kernel does not install them
+    itself (it would install jedi)."""
     not_loaded = cfg["kernel"]["not_loaded"]
     folder = pyodide_dir(out)
     script = (HERE / PYODIDE_LOADER).read_text(encoding="utf-8")
-    if script.count('["NOT_LOADED"]') != 1:
-        raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到要填入 not_loaded 的位置")
-    (folder / PYODIDE_LOADER).write_text(script.replace('["NOT_LOADED"]', json.dumps(not_loaded)),
-                                         encoding="utf-8")
+    for key in ("not_loaded", "zip_imported"):
+        placeholder = f'["{key.upper()}"]'
+        if script.count(placeholder) != 1:
+            raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到要填入 {key} 的位置")
+        script = script.replace(placeholder, json.dumps(cfg["kernel"][key]))
+    (folder / PYODIDE_LOADER).write_text(script, encoding="utf-8")
     with editing_kernel_settings(out) as settings:
         settings["pyodideUrl"] = settings["pyodideUrl"].rsplit("/", 1)[0] + "/" + PYODIDE_LOADER
         packages = settings.setdefault("loadPyodideOptions", {}).setdefault("packages", [])

@@ -13,7 +13,8 @@ shipped modules are never imported by the course.
 The files taken from the official release were checked against its lock before this step
 (pyodide_dist.assemble); what is served is that file with bytecode added (site/lab/add_bytecode.py
 says exactly what changes), a build product, so the lock served with it carries the new sha256.
-tests/test_lab_build.py checks that every shipped file is its checked original plus bytecode only.
+tests/test_lab_build.py checks that every shipped file is its checked original plus bytecode only
+(and, for the wheels Python imports from as they are, site/lab/zip_import.py's directory entries).
 The profile is cached until Pyodide's or the kernel's packages change, the compiled files by their
 input's sha256 (~/.cache/specdec-lab/bytecode/; delete it to profile again). Without Node.js the build goes on with source
 only: slower to start, same behaviour.
@@ -49,11 +50,13 @@ def recipe_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-def add_bytecode(pyodide_dir: Path, preload: list[str], notebook: Path, project: str) -> dict:
+def add_bytecode(pyodide_dir: Path, preload: list[str], notebook: Path, project: str,
+                 zip_imported: list[str] = ()) -> dict:
     """Replace the standard library's zip and the wheels in `pyodide_dir` by versions with
     bytecode for the modules the profile finds (all of `project`'s, a lock name) and update the
     lock's sha256. `preload` is what the kernel loads with Python, `notebook` what the profile
-    runs. Returns a summary for the build log."""
+    runs; the `zip_imported` wheels (lock names) get their bytecode where zipimport reads it.
+    Returns a summary for the build log."""
     node = shutil.which("node")
     if not node:
         print("  （找不到 Node.js：Python 套件不預先編譯，實驗場啟動會慢幾秒）", file=sys.stderr)
@@ -81,14 +84,15 @@ def add_bytecode(pyodide_dir: Path, preload: list[str], notebook: Path, project:
 
     modules = profiled_members(pyodide_dir, profile["files"], wheels)
     modules[wheels[normalize(project)]["file_name"]] = None          # all of the project's
+    from_zip = {wheels[normalize(n)]["file_name"] for n in zip_imported}
     jobs, outputs = [], {}
     for name, members in modules.items():
         if members == []:
             continue
-        key = hashlib.sha256(json.dumps(members).encode()).hexdigest()[:8]
+        kind = "stdlib" if name == STDLIB else "zipimport" if name in from_zip else "wheel"
+        key = hashlib.sha256(json.dumps([kind, members]).encode()).hexdigest()[:8]
         outputs[name] = cache / f"{digests[name][:32]}-{key}-{name}"
         if not outputs[name].exists():
-            kind = "stdlib" if name == STDLIB else "wheel"
             jobs.append([str(pyodide_dir / name), str(outputs[name]), kind, members])
     compiled = compile_in_pyodide(node, pyodide_dir, jobs) if jobs else 0
     for name, output in outputs.items():
