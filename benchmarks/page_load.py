@@ -115,7 +115,8 @@ def measure_stock(page, url: str) -> dict:
 
 def measure_lesson(lab: LabPage) -> dict:
     toy = lab.widgets_mounted()
-    preview = lab.preview_shown()
+    has_preview = lab.page.evaluate("() => !!document.querySelector('.sd-lab[data-preview]')")
+    preview = lab.preview_shown() if has_preview else float("nan")    # (an older build: none)
     lab.run_all(early=True)
     notebook = lab.wait_for("notebookShown")
     output = lab.first_output()
