@@ -70,13 +70,7 @@ def on_page_markdown(markdown, page, config, files):
     if not found:
         _rendered_quizzes.pop(page.file.src_uri, None)
         return markdown
-    md = python_markdown.Markdown(extensions=config.markdown_extensions,
-                                  extension_configs=config.mdx_configs)
-
-    def to_html(text: str) -> str:
-        md.reset()
-        return md.convert(text)
-
+    to_html = _markdown_renderer(config)
     lines = markdown.split("\n")
     rendered = []
     for number, (quiz, start, end) in reversed(list(enumerate(found, start=1))):
@@ -134,14 +128,19 @@ def _notebook_path(config, name: str) -> str:
     return os.path.join(os.path.dirname(os.path.abspath(config.config_file_path)), NOTEBOOKS, name)
 
 
-def _write_previews(config) -> None:
+def _markdown_renderer(config):
+    """Markdown -> HTML the way the pages are rendered (the site's extensions and their settings)."""
     md = python_markdown.Markdown(extensions=config.markdown_extensions,
                                   extension_configs=config.mdx_configs)
 
     def to_html(text: str) -> str:
         md.reset()
         return md.convert(text)
+    return to_html
 
+
+def _write_previews(config) -> None:
+    to_html = _markdown_renderer(config)
     os.makedirs(os.path.join(config.site_dir, PREVIEW_DIR), exist_ok=True)
     for name, page_path in sorted(_lab_notebooks.items()):
         try:

@@ -90,7 +90,6 @@ class LabPage:
         self.page, self.context = page, context
         self.outside: list[str] = []
         self.errors: list[str] = []
-        self.t0 = 0.0
         for target in (page, context):
             target.on("request", self._record)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
@@ -112,29 +111,28 @@ class LabPage:
             self.outside.append(url)
 
     def goto(self, url: str, wait_until: str = "load"):
-        self.t0 = time.time()
         self.page.goto(url, wait_until=wait_until)
 
     def reload(self):
-        self.t0 = time.time()
         self.page.reload()
 
     # what the lab's page script reported --------------------------------------------------------
     def events(self) -> list[dict]:
         return self.page.evaluate("() => window.__lab ? window.__lab.events : []")
 
-    def widgets_mounted(self, timeout: float = 60) -> float:
-        """Seconds from navigation start until the lesson's toy and quiz had mounted (measured in
-        the page, so not delayed by the load event that page.goto waits for)."""
-        t = wait_until(lambda: self.page.evaluate("() => window.__lab.widgetsMounted || 0"), timeout,
-                       what="toy and quiz mounted")
+    def _page_mark(self, key: str, timeout: float, what: str) -> float:
+        """Seconds from navigation start until TIMELINE's window.__lab[key] was set (in the page,
+        so not delayed by the load event that page.goto waits for)."""
+        t = wait_until(lambda: self.page.evaluate(f"() => window.__lab.{key} || 0"), timeout, what=what)
         return t / 1000 - self.navigation_start()
 
+    def widgets_mounted(self, timeout: float = 60) -> float:
+        """Seconds until the lesson's toy and quiz had mounted."""
+        return self._page_mark("widgetsMounted", timeout, "toy and quiz mounted")
+
     def preview_shown(self, timeout: float = 60) -> float:
-        """Seconds from navigation start until the notebook's static preview was in the panel."""
-        t = wait_until(lambda: self.page.evaluate("() => window.__lab.previewShown || 0"), timeout,
-                       what="notebook preview")
-        return t / 1000 - self.navigation_start()
+        """Seconds until the notebook's static preview was in the panel."""
+        return self._page_mark("previewShown", timeout, "notebook preview")
 
     def navigation_start(self) -> float:
         return self.page.evaluate("() => window.__lab.start") / 1000
