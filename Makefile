@@ -1,12 +1,14 @@
 # The two commands of the README:  make serve   (build and serve the course on 127.0.0.1)
 #                                  make test    (the whole test suite, all layers)
 # Both create .venv inside the repo and install what they need on first use.
+# Deployment (README 部署):  SPECDEC_SITE_URL=https://HOST/PATH/ make site   -> build/site/
+# A classroom on the LAN:    make serve HOST=0.0.0.0   (127.0.0.1 by default)
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test test-fast bench browser-deps clean
+.PHONY: serve site test test-fast bench browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,7 +17,11 @@ $(STAMP): pyproject.toml
 	touch $@
 
 serve: $(STAMP)
-	$(BIN)/python site/serve.py
+	$(BIN)/python site/serve.py $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
+
+# the whole site for upload; SPECDEC_SITE_URL (the public URL, with its subpath) goes to mkdocs.yml
+site: $(STAMP)
+	$(BIN)/python site/build.py
 
 test: $(STAMP) browser-deps
 	$(BIN)/python -m pytest
