@@ -731,3 +731,10 @@ def test_text_or_path_is_decided_safely(tmp_path):
 def test_diffusion_counters_are_named():
     with pytest.raises(ValueError, match="擴散"):
         parse_metrics('vllm:diffusion_num_denoising_steps_total{engine="0"} 10.0\n')
+
+
+def test_the_notebooks_real_example_is_the_fixture():
+    from specdec_lab.vllm.examples import EXAMPLE_REAL_LOG, EXAMPLE_REAL_LOG_SOURCE
+
+    url, text = real("v1_mtp_k6_club3090_105.txt")
+    assert (EXAMPLE_REAL_LOG_SOURCE, EXAMPLE_REAL_LOG) == (url, text)
