@@ -176,16 +176,21 @@ def test_bad_input_reaches_the_learner_as_a_clear_error():
         plotting.serving_figure(t_flop=-1)
 
 
-def test_a_figure_ending_a_cell_displays_as_png():
+def test_a_figure_ending_a_cell_or_passed_to_display_is_a_png_as_base64_text():
+    """What the formatter gives is sent as it is by Pyodide's kernel for display() (ipykernel and
+    a cell's last value in Pyodide would encode bytes; display()'s bytes reached the browser as
+    data:image/png;base64,[object Object]): base64 text, the form nbformat stores."""
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance()
     try:
         plotting.show_figures_in_notebooks()
-        data, _ = shell.display_formatter.format(plotting.speedup_figure(0.8, 0.05))
+        fig = plotting.speedup_figure(0.8, 0.05)
+        data, _ = shell.display_formatter.format(fig)
     finally:
         InteractiveShell.clear_instance()
-    assert "image/png" in data
+    assert isinstance(data["image/png"], str)
+    assert base64.b64decode(data["image/png"], validate=True) == plotting.figure_png(fig)
 
 
 # the font-cache message ----------------------------------------------------------------------

@@ -6,6 +6,8 @@
  * Narrow screens (phones): a "🧪 實驗場" button opens it over the lesson; it loads on first open.
  * The lab's page script (lab/specdec-lab.js) reports how Python's start is going; this shows it.
  * "⬇ 下載" saves the learner's notebook as it is now (the original before the lab has loaded).
+ * The lab keeps the learner's notebook for this tab while they move between pages (lab/specdec-lab.js);
+ * a refresh of the page forgets it, and the original comes back: that is what the lesson promises.
  * No dependencies; mounts as it runs (the page puts it before the theme's bundle), then through
  * Material's document$ (instant navigation).
  */
@@ -22,6 +24,26 @@
   function saveLayout(patch) {
     try { localStorage.setItem(LAYOUT_KEY, JSON.stringify({ ...readLayout(), ...patch })); } catch (e) { /* private mode */ }
   }
+  // a reload of the lesson page restores the original notebooks: forget what the lab had kept
+  const KEPT = "specdec-lab:kept:";
+  function keptNotebook(name) {
+    try { return sessionStorage.getItem(KEPT + name) !== null; } catch (e) { return false; }
+  }
+  try {
+    if (performance.getEntriesByType("navigation").some((entry) => entry.type === "reload")) {
+      Object.keys(sessionStorage).filter((key) => key.startsWith(KEPT)).forEach((key) => sessionStorage.removeItem(key));
+    }
+  } catch (e) { /* storage off: nothing was kept */ }
+  // Moving to another page keeps the notebook, so the lab's "Leave site?" (JupyterLab's question
+  // about unsaved changes) would be a false alarm then; it stays for a reload or a closed tab.
+  // The lab's page script reads this flag (Navigation API; without it the question stays).
+  if (window.navigation) {
+    navigation.addEventListener("navigate", (e) => { window.specdecLabMoving = e.navigationType !== "reload"; });
+    for (const done of ["navigatesuccess", "navigateerror"]) {
+      navigation.addEventListener(done, () => { window.specdecLabMoving = false; });
+    }
+  }
+
   function clampWidth(px) {
     return Math.round(Math.max(MIN_WIDTH, Math.min(px, window.innerWidth * 0.7)));
   }
@@ -75,6 +97,7 @@
     // covers the frame; then the live one takes over, showing the cell the learner had reached.
     let live = false;
     function showPreview() {
+      if (keptNotebook(notebookName)) return;    // not the original: the learner's comes with the lab
       fetch(panel.dataset.preview).then((r) => (r.ok ? r.text() : "")).then((html) => {
         if (!html || live) return;
         const preview = document.createElement("div");
