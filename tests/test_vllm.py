@@ -590,15 +590,84 @@ def test_a_log_line_or_a_scrape_pasted_twice_is_counted_once_with_a_note():
     assert "只算一次" in str(both)
 
 
+def _named_missing(message):
+    """The counters a refusal lists after 「缺少」 (up to the parenthesis or full stop that ends the list)."""
+    return re.search(r"缺少 (.*?)[（。；]", message)[1].split("、")
+
+
+# vllm#24049 posts its Prometheus UI table of all spec-decode counters for 8 engines (ngram, k = 5,
+# -dp 8) and, above it, the server log of the same run. The stored copy of that thread shows only
+# runs of its lines (tests/fixtures/vllm/real/README.md); three runs are fixtures, and they agree.
+
+
 def test_prometheus_ui_table_real_fragment_is_refused_with_what_it_read():
     """The fragment holds only the num_drafts rows of eight engines: 22 + 15 + 29 + 20 + 25 +
-    24 + 27 + 26 = 188; its _created row is a timestamp and is skipped."""
+    24 + 27 + 26 = 188; its _created row is a timestamp and is skipped. Missing: draft tokens and
+    accepted tokens (named as missing), and the per-position rows (named as absent, needed for α)."""
     _, text = real("prometheus_ui_drafts_only_pr24049.txt")
+    assert 22 + 15 + 29 + 20 + 25 + 24 + 27 + 26 == 188
     with pytest.raises(ValueError) as err:
         parse_metrics(text)
     message = str(err.value)
     assert "Prometheus 網頁表格" in message and "188" in message and "8 組標籤" in message
-    assert "vllm:spec_decode_num_draft_tokens" in message and "vllm:spec_decode_num_accepted_tokens" in message
+    assert _named_missing(message) == ["vllm:spec_decode_num_draft_tokens", "vllm:spec_decode_num_accepted_tokens"]
+    assert "也沒有 vllm:spec_decode_num_accepted_tokens_per_pos" in message
+
+
+def test_prometheus_ui_per_position_fragment_is_refused_naming_every_gap():
+    """Eight per-position rows: position 3 of engines 6, 7 (24, 6) and position 4 of engines 0–5
+    (2, 4, 13, 6, 22, 17). No drafts, draft-token or accepted-token rows, no position 0, 1, 2."""
+    _, text = real("prometheus_ui_per_pos_fragment_pr24049.txt")
+    with pytest.raises(ValueError) as err:
+        parse_metrics(text)
+    message = str(err.value)
+    assert _named_missing(message) == [
+        "vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens", "vllm:spec_decode_num_accepted_tokens"]
+    assert "per_pos 的 position 3、4，但沒有 position 0、1、2" in message
+    assert "也沒有 vllm:spec_decode_num_accepted_tokens_per_pos" not in message
+
+
+def test_data_parallel_log_by_hand_agrees_with_the_table_rows():
+    """Engine 000: 110 drafted ÷ k 5 = 22 rounds (1 + 17/22 = 1.773 prints 1.77); 0.318 × 22 = 7.0,
+    0.182 × 22 = 4.0, 0.091 × 22 = 2.0 three times: 7 + 4 + 2 + 2 + 2 = 17 accepted.
+    Engine 001: 75 ÷ 5 = 15 rounds (1 + 27/15 = 2.80); 0.533 × 15 = 8.0, 0.333 × 15 = 5.0 three
+    times, 0.267 × 15 = 4.0: 8 + 5 + 5 + 5 + 4 = 27. One line per engine, added up."""
+    _, text = real("v1_ngram_k5_dp_engines_pr24049.txt")
+    stats = parse_metrics(text)
+    assert stats.source == "log"
+    assert (stats.num_drafts, stats.num_drafts_range) == (22 + 15, (37, 37))
+    assert (stats.num_draft_tokens, stats.num_accepted_tokens) == (110 + 75, 17 + 27)
+    assert stats.accepted_per_position == (7 + 8, 4 + 5, 2 + 5, 2 + 5, 2 + 4)
+    # the same engines in the thread's Prometheus table: num_drafts 22 and 15, position 4 rows 2 and 4
+    table = real("prometheus_ui_drafts_only_pr24049.txt")[1] + real("prometheus_ui_per_pos_fragment_pr24049.txt")[1]
+    for engine, drafts, pos4 in [(0, 22, 2), (1, 15, 4)]:
+        assert f'num_drafts_total{{engine="{engine}", ' in table and re.search(
+            rf'num_drafts_total\{{engine="{engine}",[^}}]*\}} \| {drafts}$', table, re.M)
+        assert re.search(rf'per_pos_total\{{engine="{engine}",[^}}]*position="4"\}} \| {pos4}$', table, re.M)
+
+
+def test_real_scrape_with_its_last_position_trimmed_is_refused_naming_it():
+    """ventus-dspark's scrape (DSpark, k = 5 by its README), trimmed by its author after position 3.
+    Values in prometheus_client's exponent form: 2.04363e+06 = 2,043,630 drafts, 1.0218118e+07 =
+    10,218,118 draft tokens, 7.268642e+06 = 7,268,642 accepted. 4 × 2,043,630 = 8,174,520 <
+    10,218,118 ≤ 5 × 2,043,630 = 10,218,150: k ≥ 5. Positions 0–3: 1,883,866 + 1,732,372 +
+    1,489,894 + 1,204,113 = 6,310,245, short of the accepted tokens by 958,397."""
+    _, text = real("metrics_dspark_k5_trimmed_ventus.txt")
+    assert 4 * 2043630 < 10218118 <= 5 * 2043630
+    assert 1883866 + 1732372 + 1489894 + 1204113 == 6310245 and 7268642 - 6310245 == 958397
+    with pytest.raises(ValueError) as err:
+        parse_metrics(text)
+    message = str(err.value)
+    assert "position 0 到 3（4 個位置）" in message and "k 至少是 5" in message and "缺少 position 4 起的行" in message
+    assert "10,218,118 ÷ 2,043,630" in message and "6,310,245" in message and "958,397" in message
+    assert f"α ≈ 1,883,866 ÷ 2,043,630 ≈ {1883866 / 2043630:.3f}" in message and "0.922" in message
+    assert "矛盾" not in message  # not "counters contradict each other, re-scrape when idle"
+    # the rest of the scrape is read right: with a position-4 row holding the remainder it reads
+    row = 'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="/models/v4-flash-0731",position="4"} 958397.0'
+    stats = parse_metrics(text + row + "\n")
+    assert (stats.num_drafts, stats.num_draft_tokens, stats.num_accepted_tokens) == (2043630, 10218118, 7268642)
+    assert stats.accepted_per_position == (1883866, 1732372, 1489894, 1204113, 958397)
+    assert not stats.full_length_drafts  # 32 draft tokens fewer than 5 × 2,043,630
 
 
 def test_prometheus_ui_table_reads_like_the_scrape():
@@ -738,3 +807,49 @@ def test_the_notebooks_real_example_is_the_fixture():
 
     url, text = real("v1_mtp_k6_club3090_105.txt")
     assert (EXAMPLE_REAL_LOG_SOURCE, EXAMPLE_REAL_LOG) == (url, text)
+
+
+def test_offline_example_block_by_hand():
+    """vllm#26498, SpecBench, EAGLE-3, K = 10: 204,680 = 10 × 20,468 draft tokens (every round
+    full); 1 + 48,266 ÷ 20,468 = 3.358 prints 3.36. The counts are exact; each position's count is
+    its 2-decimal rate × 20,468 within ± 0.005 × 20,468 = 102.34, non-increasing, summing to
+    48,266 (the printed rates × 20,468 sum to 2.37 × 20,468 = 48,509, inside the ± 1,023 they allow)."""
+    printed = [0.71, 0.50, 0.36, 0.26, 0.18, 0.13, 0.10, 0.07, 0.04, 0.02]
+    _, text = real("offline_spec_decode_k10_pr26498.txt")
+    stats = parse_metrics(text)
+    assert stats.source == "offline" and stats.num_drafts_range is None
+    assert (stats.num_drafts, stats.num_draft_tokens, stats.num_accepted_tokens) == (20468, 204680, 48266)
+    assert 204680 == 10 * 20468 and stats.full_length_drafts and round(1 + 48266 / 20468, 2) == 3.36
+    counts = stats.accepted_per_position
+    assert len(counts) == 10 and sum(counts) == 48266 and list(counts) == sorted(counts, reverse=True)
+    assert abs(sum(printed) * 20468 - 48266) <= 10 * 0.005 * 20468
+    for count, rate in zip(counts, printed):
+        assert abs(count - rate * 20468) <= 0.005 * 20468 + 1e-9
+    assert abs(estimate_alpha(stats).alpha - 0.71) <= 0.005
+    assert any("小數 2 位" in note for note in stats.notes)
+
+
+def test_offline_example_block_with_its_log_lines_pasted_twice_or_edited():
+    _, text = real("offline_spec_decode_k10_pr26498.txt")
+    once = parse_metrics(text)
+    # the script's run also logs SpecDecoding lines: pasted along, they are not added on top
+    _, log = real("v1_ngram_k5_dp_engines_pr24049.txt")
+    both = parse_metrics(log + "\n" + text)
+    assert (both.num_drafts, both.accepted_per_position) == (once.num_drafts, once.accepted_per_position)
+    assert any("log 行不另外相加" in note for note in both.notes)
+    twice = parse_metrics(text + text)
+    assert twice.num_drafts == 20468 and any("只算一次" in note for note in twice.notes)
+    with pytest.raises(ValueError, match="2 段"):
+        parse_metrics(text + text.replace("num_drafts: 20468", "num_drafts: 20469"))
+    with pytest.raises(ValueError, match="mean acceptance length 印的是 3.46"):
+        parse_metrics(text.replace("mean acceptance length: 3.36", "mean acceptance length: 3.46"))
+    with pytest.raises(ValueError, match="對不上"):
+        parse_metrics(text.replace("acceptance at token 0: 0.71", "acceptance at token 0: 0.91"))
+    with pytest.raises(ValueError, match="缺少 「num_draft_tokens:」 那幾行"):
+        parse_metrics("\n".join(l for l in text.splitlines() if not l.startswith("num_draft_tokens")))
+    with pytest.raises(ValueError, match="連續"):
+        parse_metrics("\n".join(l for l in text.splitlines() if "token 3:" not in l))
+    no_rates = parse_metrics("\n".join(l for l in text.splitlines() if "acceptance at token" not in l))
+    assert no_rates.accepted_per_position == () and no_rates.mean_acceptance_length == 1 + 48266 / 20468
+    with pytest.raises(ValueError, match="per_pos"):
+        estimate_alpha(no_rates)

@@ -6,8 +6,9 @@ Two entry points, one per kind of input, each handing the text to one small pars
   ``SpecDecodeStats`` (``stats``): a ``/metrics`` scrape or a Prometheus web UI table
   (``prometheus``), V1 log lines ``SpecDecoding metrics: …`` (``log_line``), V0 log lines
   ``Speculative metrics: … System efficiency …`` (``log_v0``), the ``Speculative Decoding``
-  section of ``vllm bench serve`` (printed, ``bench_text``, or its JSON, ``bench``), and the
-  per-request ``metrics.speculative_decoding`` object (``request_json``);
+  section of ``vllm bench serve`` (printed, ``bench_text``, or its JSON, ``bench``), the
+  per-request ``metrics.speculative_decoding`` object (``request_json``), and the totals the
+  offline example ``examples/offline_inference/spec_decode.py`` prints (``offline_example``);
 * ``read_bench_results(...)`` — ``vllm bench serve`` results (``--save-result`` JSON or the
   printed block) → ``BenchRun`` for ``bench_sweep``, ``measured_crossover`` and
   ``estimate_draft_cost`` (``sweep``).

@@ -9,6 +9,8 @@ It recognises, in this order, and hands to one small parser each:
   ``vllm:spec_decode_num_drafts``, ``…_num_draft_tokens``, ``…_num_accepted_tokens`` and
   ``…_num_accepted_tokens_per_pos`` (label ``position``), with or without ``_total``, summed over
   engines (labels ``model_name``, ``engine``) and any other label set;
+* the totals vLLM's offline example ``examples/offline_inference/spec_decode.py`` prints
+  (``num_drafts: …``, ``acceptance at token i: …``; ``offline_example``);
 * V1 log lines, ``SpecDecoding metrics: …`` (``log_line``), added up: one line per interval;
 * V0 log lines, ``Speculative metrics: … System efficiency …`` (``log_v0``): cumulative, the last
   one is taken.
@@ -21,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 
-from . import bench, bench_text, log_line, log_v0, request_json
+from . import bench, bench_text, log_line, log_v0, offline_example, request_json
 from .inputs import json_values
 from .prometheus import COUNTERS, position, spec_samples
 from .stats import SpecDecodeStats, check_consistent
@@ -70,7 +72,10 @@ def parse_metrics(text) -> SpecDecodeStats:
     samples, notes, form = spec_samples(text)
     if samples:
         return _from_samples(samples, notes, form, text)
-    if any(log_line.is_v1_line(line) for line in text.splitlines()):
+    has_v1_lines = any(log_line.is_v1_line(line) for line in text.splitlines())
+    if offline_example.is_offline_block(text):
+        return offline_example.from_offline(text, also_log_lines=has_v1_lines)
+    if has_v1_lines:
         return log_line.from_log(text)
     if any(log_v0.is_v0_line(line) for line in text.splitlines()):
         return log_v0.from_v0_log(text)
@@ -144,19 +149,25 @@ def _from_samples(samples, notes, form, text) -> SpecDecodeStats:
             for name, field in COUNTERS.items() if field in found and field != "per_pos"
         )
         if per_pos:
-            read += ("、" if read else "") + f"per_pos 的 {len(per_pos)} 個位置"
+            read += ("、" if read else "") + "vllm:spec_decode_num_accepted_tokens_per_pos 的 position " + "、".join(
+                str(p) for p in sorted(per_pos))
+            gaps = [str(p) for p in range(max(per_pos)) if p not in per_pos]
+            if gaps:
+                read += "，但沒有 position " + "、".join(gaps)
         v0 = " 這像是 V0 引擎的 /metrics（有 num_emitted_tokens）：V0 沒有 num_drafts，請改貼 V0 log 的 Speculative metrics 行。" \
             if "spec_decode_num_emitted_tokens" in text else ""
         where = " Prometheus 網頁表格" if form == "prometheus-ui" else " /metrics "
+        no_per_pos = "" if per_pos else "；也沒有 vllm:spec_decode_num_accepted_tokens_per_pos（量 α 要用它）"
         raise ValueError(
             f"這份{where}只有部分投機解碼計數器，缺少 " + "、".join(missing)
-            + (f"（讀到 {read}）" if read else "") + f"。是不是只複製了一部分？{v0}{_EXPECTED_TEXT}"
+            + (f"（讀到 {read}）" if read else "") + f"{no_per_pos}。是不是只複製了一部分？{v0}{_EXPECTED_TEXT}"
         )
     if per_pos and sorted(per_pos) != list(range(len(per_pos))):
         raise ValueError(
             f"vllm:spec_decode_num_accepted_tokens_per_pos 的 position 必須是 0、1、…、k−1 連續出現，"
             f"收到 {sorted(per_pos)}：是不是只複製了一部分？"
         )
+    _refuse_cut_positions(per_pos, totals, form)
     stats = SpecDecodeStats(
         num_drafts=totals["num_drafts"],
         num_draft_tokens=totals["num_draft_tokens"],
@@ -167,3 +178,25 @@ def _from_samples(samples, notes, form, text) -> SpecDecodeStats:
     )
     check_consistent(stats, _RESCRAPE)
     return stats
+
+
+def _refuse_cut_positions(per_pos: dict, totals: dict, form: str) -> None:
+    """A scrape whose last per-position rows were cut off (``… | grep`` or a paste trimmed by
+    hand): fewer positions than the draft tokens need, and their counts fall short of the
+    accepted tokens. Named as such, not as counters that contradict each other."""
+    drafts, drafted, accepted = (totals[key] for key in ("num_drafts", "num_draft_tokens", "num_accepted_tokens"))
+    seen, counted = len(per_pos), sum(per_pos.values())
+    if not (per_pos and drafts and drafted > seen * drafts and counted < accepted):
+        return
+    k_min = -(-drafted // drafts)
+    where = " Prometheus 網頁表格" if form == "prometheus-ui" else " /metrics "
+    alpha = per_pos[0] / drafts
+    raise ValueError(
+        f"這份{where}的 vllm:spec_decode_num_accepted_tokens_per_pos 只有 position 0 到 {seen - 1}（{seen} 個位置），"
+        f"但 num_draft_tokens ÷ num_drafts = {drafted:,} ÷ {drafts:,} ≈ {drafted / drafts:.5f} 大於 {seen}："
+        f"每輪最多起草 k 個 token，所以 k 至少是 {k_min}，缺少 position {seen} 起的行。"
+        f"position 0 到 {seen - 1} 的計數加起來是 {counted:,}，比 num_accepted_tokens {accepted:,} 少 {accepted - counted:,}，"
+        f"那是缺的位置的份。第 1 個位置的接受率 α ≈ {per_pos[0]:,} ÷ {drafts:,} ≈ {alpha:.3f} 讀得到，"
+        "但要看接受率怎麼隨位置下降、推薦 k，需要全部 k 個位置。是不是複製時截掉了後面幾行？"
+        "請貼完整的 /metrics（curl -s http://127.0.0.1:8000/metrics | grep spec_decode）"
+    )
