@@ -23,6 +23,7 @@ the figures for other benchmarks (page_load.py) to print.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import tempfile
@@ -150,42 +151,48 @@ def measure_cell(lab: LabPage, cell: dict, steps: int, burst: int, key: str = "A
             "burst": burst, "burst_s": burst_s, "burst_figures": len(steps_now) - before}
 
 
-def measure_site(playwright, base: str, steps: int = 10, burst: int = 10, pages=PAGES) -> list[dict]:
-    """Slider latency of every slider figure of every lab page of the site served at `base`: one
-    row per figure (page, cell, slider, median and max seconds until the figure is on screen, the
-    parts' medians, the burst). A fresh browser profile per page."""
+def measure_page(playwright, base: str, page: str, steps: int = 10, burst: int = 10) -> list[dict]:
+    """Slider latency of every slider figure of one lab page (a key of PAGES) of the site served
+    at `base`, in a fresh browser profile: one row per figure (page, cell, slider, median and max
+    seconds until the figure is on screen, the parts' medians, the burst)."""
     rows = []
-    for page, path in pages.items():
-        with tempfile.TemporaryDirectory(prefix="specdec-slider-") as profile:
-            context = playwright.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True,
-                viewport={"width": 1440, "height": 900})
-            try:
-                lab = open_and_run(context, base + path)
-                cells = lab.frame().evaluate(SLIDER_CELLS)
-                if not cells:
-                    rows.append({"page": page, "cell": None, "source": "(no slider figure)"})
-                for cell in cells:
-                    rows.append({"page": page, **measure_cell(lab, cell, steps, burst)})
-                if lab.errors:
-                    print(f"  ! page errors on {page}: {lab.errors[:3]}")
-            finally:
-                context.close()
+    with tempfile.TemporaryDirectory(prefix="specdec-slider-") as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True,
+            viewport={"width": 1440, "height": 900})
+        try:
+            lab = open_and_run(context, base + PAGES[page])
+            cells = lab.frame().evaluate(SLIDER_CELLS)
+            if not cells:
+                rows.append({"page": page, "cell": None, "source": "(no slider figure)"})
+            for cell in cells:
+                rows.append({"page": page, **measure_cell(lab, cell, steps, burst)})
+            if lab.errors:
+                print(f"  ! page errors on {page}: {lab.errors[:3]}")
+        finally:
+            context.close()
     return rows
 
 
-def print_rows(results: dict[str, list[dict]], steps: int) -> None:
-    print(f"\nslider step → figure on screen, seconds ({steps} steps of the first slider; goal: median ≤ 0.15, max ≤ 0.3)")
-    print(f"{'build':10} {'page':9} {'figure':44} {'median':>7} {'max':>6} | parts (median): "
-          f"{'sent':>5} {'back':>5} {'dom':>5} | burst: last press → shown, figures")
+def measure_site(playwright, base: str, steps: int = 10, burst: int = 10, pages=tuple(PAGES)) -> list[dict]:
+    """measure_page for every lab page of the site served at `base`."""
+    return [row for page in pages for row in measure_page(playwright, base, page, steps, burst)]
+
+
+def print_rows(results: dict[str, list[dict]], steps: int, header: bool = True) -> None:
+    if header:
+        print(f"\nslider step → figure on screen, seconds ({steps} steps of the first slider; "
+              "goal: median ≤ 0.15, max ≤ 0.3)")
+        print(f"{'build':12} {'page':9} {'figure':40} {'median':>7} {'max':>6} | parts, median: "
+              f"{'sent':>5} {'back':>5} {'dom':>5} | burst: last press → shown, figures")
     for name, rows in results.items():
         for r in rows:
             if r["cell"] is None:
-                print(f"{name:10} {r['page']:9} {r['source']}")
+                print(f"{name:12} {r['page']:9} {r['source']}")
                 continue
-            figure = f"[{r['cell']}] {r['source'][:28]} · {r['slider']}"
+            figure = f"[{r['cell']}] {r['source'].removeprefix('plotting.')[:22]} · {r['slider']}"
             p = r["parts"]
-            print(f"{name:10} {r['page']:9} {figure:44} {r['median']:7.3f} {r['max']:6.3f} | {'':16}"
+            print(f"{name:12} {r['page']:9} {figure:40} {r['median']:7.3f} {r['max']:6.3f} | {'':15}"
                   f"{p['sent']:5.3f} {p['back']:5.3f} {p['dom']:5.3f} | {r['burst']} presses: "
                   f"{r['burst_s']:.2f} s, {r['burst_figures']} figures")
 
@@ -206,18 +213,22 @@ def main() -> int:
     for spec in args.variant:
         name, _, folder = spec.partition("=")
         sites[name] = Path(folder)
-    pages = {p: PAGES[p] for p in args.page} if args.page else PAGES
+    pages = args.page or list(PAGES)
     results = {name: [] for name in sites}
-    with sync_playwright() as playwright:
+    print_rows({}, args.steps)
+    with sync_playwright() as playwright, contextlib.ExitStack() as servers:
+        bases = {name: servers.enter_context(serve_site(folder)) for name, folder in sites.items()}
+        # builds interleaved page by page (each takes each slot in turn): the machine's load
+        # changes by the minute, and only ratios within a short span mean much
         for run in range(args.runs):
-            order = list(sites.items())
-            order = order[run % len(order):] + order[:run % len(order)]
-            for name, folder in order:
-                with serve_site(folder) as base:
-                    rows = measure_site(playwright, base, args.steps, args.burst, pages)
-                results[name] += rows
-                print_rows({f"{name} #{run + 1}": rows}, args.steps)
-    if args.runs > 1:   # every run's steps of a figure together
+            for i, page in enumerate(pages):
+                order = list(sites)
+                shift = (run + i) % len(order)
+                for name in order[shift:] + order[:shift]:
+                    rows = measure_page(playwright, bases[name], page, args.steps, args.burst)
+                    results[name] += rows
+                    print_rows({f"{name} #{run + 1}": rows}, args.steps, header=False)
+    if len(sites) > 1 or args.runs > 1:   # every run's steps of a figure together
         merged = {}
         for name, rows in results.items():
             by_figure = {}
@@ -234,8 +245,12 @@ def main() -> int:
                                      "parts": {p: statistics.median(t[p] for t in timings) for p in PARTS},
                                      "burst_s": statistics.median(r["burst_s"] for r in same),
                                      "burst_figures": statistics.median(r["burst_figures"] for r in same)})
-        print(f"\nall {args.runs} runs together:")
-        print_rows(merged, args.steps * args.runs)
+        print(f"\nall {args.runs} run(s) together, builds side by side:")
+        print_rows({name: rows for name, rows in merged.items()}, args.steps * args.runs)
+        for name in list(merged)[1:]:
+            ratios = [f"{a['page']}[{a['cell']}] {b['median'] / a['median']:.2f}"
+                      for a, b in zip(merged["course"], merged[name]) if a["cell"] is not None]
+            print(f"  {name} / course, median: " + ", ".join(ratios))
     return 0
 
 

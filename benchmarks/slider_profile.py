@@ -29,70 +29,85 @@ def _timed(fn, repeat: int) -> tuple[float, object]:
     """Median seconds of `repeat` calls of fn(i), and the last result."""
     times, result = [], None
     for i in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         result = fn(i)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), result
+        times.append(time.process_time() - t0)
+    return statistics.median(times), result  # (CPU time: other processes on the machine don't count)
 
 
 def profile(steps: int = 10) -> dict:
-    """{panel: {part: median seconds, ..., "png bytes": n}} for each slider panel, each part timed
-    over `steps` slider values (α from 0.80 up by 0.01, as arrow keys move it)."""
+    """{panel: {part: median CPU seconds, ..., "... bytes": n}} for each slider panel, each part
+    timed over `steps` slider values (α from 0.80 up by 0.01, as arrow keys move it). Parts that a
+    build of the package lacks (the kept figures, PanelCanvas) are left out."""
     import base64
     import io
 
-    from specdec_lab import monte_carlo_check
-    from specdec_lab.plotting import explore_serving, explore_speedup, explore_tokens, figure_png
-    from specdec_lab.plotting.figures import serving_figure, speedup_figure, tokens_histogram
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image
 
+    from specdec_lab import monte_carlo_check
+    from specdec_lab.plotting import explore_serving, explore_speedup, explore_tokens, figure_png
+    from specdec_lab.plotting import figures
+    try:
+        from specdec_lab.plotting.canvas import PanelCanvas
+    except ImportError:      # a build from before the kept figures
+        PanelCanvas = None
+
     alphas = [round(0.8 + 0.01 * (i + 1), 2) for i in range(steps)]
     panels = {
-        "1️⃣ explore_tokens": (explore_tokens,
-                              lambda a: monte_carlo_check(a, 5, rounds=30_000, seed=1),
-                              tokens_histogram),
-        "3️⃣ explore_speedup": (explore_speedup, lambda a: (a, 0.05), lambda args: speedup_figure(*args)),
+        "1️⃣ explore_tokens": (explore_tokens, lambda a: monte_carlo_check(a, 5, rounds=30_000, seed=1),
+                              figures.tokens_histogram, "TokensPlot", (5, 30_000)),
+        "3️⃣ explore_speedup": (explore_speedup, lambda a: (a, 0.05), lambda args: figures.speedup_figure(*args),
+                               "SpeedupPlot", ()),
         "4️⃣ explore_serving": (explore_serving, lambda a: (a, 5, 0.05, 0.02),
-                               lambda args: serving_figure(*args)),
+                               lambda args: figures.serving_figure(*args), "ServingPlot", ()),
     }
     out = {}
-    for name, (make, compute, figure) in panels.items():
+    for name, (make, compute, figure, kept, kept_args) in panels.items():
         panel = make()
         slider = next(iter(panel.sliders.values()))
         row = {}
         row["whole step"], _ = _timed(lambda i: setattr(slider, "value", alphas[i]), steps)
-        row["compute"], numbers = _timed(lambda i: compute(alphas[i]), steps)
-        row["build figure"], fig = _timed(lambda i: figure(compute(alphas[i])), steps)
-        row["draw (Agg)"], _ = _timed(lambda i: FigureCanvasAgg(figure(compute(alphas[i]))).draw(), steps)
-        row["draw (Agg)"] -= row["build figure"]
+        row["compute"], _ = _timed(lambda i: compute(alphas[i]), steps)
+        row["new figure"], fig = _timed(lambda i: figure(compute(alphas[i])), steps)
+        row["new figure"] -= row["compute"]
+        row["one Agg draw"], _ = _timed(lambda i: FigureCanvasAgg(figure(compute(alphas[i]))).draw(), steps)
+        row["one Agg draw"] -= row["new figure"] + row["compute"]
         row["figure_png (tight)"], png = _timed(lambda i: figure_png(figure(compute(alphas[i]))), steps)
-        row["figure_png (tight)"] -= row["build figure"]
+        row["figure_png (tight)"] -= row["new figure"] + row["compute"]
+        if hasattr(figures, kept) and PanelCanvas:
+            plot = getattr(figures, kept)(*kept_args)
+            update = (lambda a: plot.update(compute(a))) if kept == "TokensPlot" else (lambda a: plot.update(*compute(a)))
+            row["update kept figure"], fig = _timed(lambda i: update(alphas[i]), steps)
+            row["update kept figure"] -= row["compute"]
+            canvas = PanelCanvas()
+            canvas.png(update(0.8))
+            row["PanelCanvas.png"], _ = _timed(lambda i: canvas.png(update(alphas[i])), steps)
+            row["PanelCanvas.png"] -= row["update kept figure"] + row["compute"]
         row["base64"], _ = _timed(lambda i: base64.b64encode(png).decode("ascii"), steps)
-        row["png bytes"] = len(png)
-        row["shown png bytes"] = len(panel.png)
+        row["figure_png bytes"] = len(png)
+        row["panel png bytes"] = len(panel.png)
         canvas = FigureCanvasAgg(fig)
         canvas.draw()
-        rgba = canvas.buffer_rgba()
-        image = Image.frombuffer("RGBA", (rgba.shape[1], rgba.shape[0]), rgba, "raw", "RGBA", 0, 1)
+        image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
         for level in (6, 1):
             def encode(_, level=level):
                 buf = io.BytesIO()
                 image.save(buf, format="png", compress_level=level)
                 return buf.getvalue()
-            row[f"PIL PNG level {level}"], data = _timed(encode, steps)
-            row[f"PIL PNG level {level} bytes"] = len(data)
+            row[f"PNG encode, level {level}"], data = _timed(encode, steps)
+            row[f"PNG level {level} bytes"] = len(data)
         out[name] = row
     return out
 
 
 def print_profile(title: str, result: dict) -> None:
-    print(f"\n{title}: median seconds per step (bytes where it says so)")
-    parts = list(next(iter(result.values())))
+    print(f"\n{title}: median CPU seconds (time.process_time) per step, bytes where it says so")
+    parts = list(dict.fromkeys(part for row in result.values() for part in row))
     print(f"{'':22}" + "".join(f"{name:>22}" for name in result))
     for part in parts:
-        cells = "".join(f"{row[part]:>22,}" if "bytes" in part else f"{row[part]:>22.4f}"
-                        for row in result.values())
+        cells = "".join(f"{'-':>22}" if part not in row else f"{row[part]:>22,}" if "bytes" in part
+                        else f"{row[part]:>22.4f}" for row in result.values())
         print(f"{part:22}{cells}")
 
 
