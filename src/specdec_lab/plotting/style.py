@@ -83,6 +83,12 @@ def register_font() -> str:
     return FONT_FAMILY
 
 
+def course_style(wide: bool = False):
+    """``with course_style():`` the course's sizes for artists added to a figure after
+    ``course_figure`` made it (a figure a slider panel updates)."""
+    return matplotlib.rc_context({**STYLE, **WIDE} if wide else STYLE)
+
+
 @contextlib.contextmanager
 def course_figure(width: float, height: float, ncols: int = 1, *, wide: bool = False):
     """``with course_figure(w, h) as (fig, ax):`` a Figure outside pyplot (nothing global to
@@ -91,7 +97,7 @@ def course_figure(width: float, height: float, ncols: int = 1, *, wide: bool = F
     ``wide=True`` uses the larger type of ``WIDE`` throughout (titles, legends, axis and tick
     labels), for side-by-side panels that a phone shrinks.
     """
-    with matplotlib.rc_context({**STYLE, **WIDE} if wide else STYLE):
+    with course_style(wide):
         fig = Figure(figsize=(width, height), dpi=DPI, facecolor="white", layout="constrained")
         axes = fig.subplots(1, ncols)
         yield fig, axes
