@@ -80,3 +80,16 @@ def broken_images(seen: list[dict]) -> list[dict]:
     """IMAGE_OUTPUTS' cells with an image not drawn, not loaded, or loaded empty."""
     return [c for c in seen if not c["done"] or len(c["images"]) < c["expected"]
             or any(not im["complete"] or im["naturalWidth"] == 0 for im in c["images"])]
+
+
+def note_first_output(setup: str, seconds: float) -> None:
+    """Keep a measured first live output (seconds from opening the page, Run pressed at once) in
+    build/test-output/first-live-output.tsv, for people; tests never assert on it."""
+    import time
+    from pathlib import Path
+
+    out = Path(__file__).resolve().parents[2] / "build" / "test-output" / "first-live-output.tsv"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "a", encoding="utf-8") as f:
+        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}\t{setup}\t{seconds:.1f}\n")
+    print(f"first live output, {setup}: {seconds:.1f} s")

@@ -44,13 +44,27 @@ def serve_site(root: Path, cache_hashed: bool = True, compress: bool = True):
 
 
 @contextlib.contextmanager
-def serve_plain(root: Path, port: int = 0):
+def serve_plain(root: Path, port: int = 0, missing_page: str | None = None):
     """A plain static server, as `python -m http.server --directory root` is: the standard
-    library's SimpleHTTPRequestHandler, no gzip, no cache headers. Yields (base URL ending in '/',
-    served), served being every request it answered as (status, path), whoever sent it."""
+    library's SimpleHTTPRequestHandler, no gzip, no cache headers. missing_page (a path under root,
+    e.g. "specdec-lab/404.html") is sent with status 404 for a missing file, as GitHub Pages does.
+    Yields (base URL ending in '/', served), served being every request it answered as
+    (status, path), whoever sent it."""
     served: list[tuple[int, str]] = []
+    fallback = Path(root) / missing_page if missing_page else None
 
     class Handler(http.server.SimpleHTTPRequestHandler):
+        def send_error(self, code, message=None, explain=None):
+            if code != 404 or fallback is None or not fallback.is_file():
+                return super().send_error(code, message, explain)
+            body = fallback.read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
         def log_request(self, code="-", size="-"):
             served.append((int(getattr(code, "value", code)), self.path))
 
