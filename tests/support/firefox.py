@@ -41,8 +41,8 @@ LOCAL_HOSTS = {"127.0.0.1"}
 def install_puppeteer(timeout: float = 300) -> None:
     """`npm ci` in tests/support when node_modules is missing or older than the lock file."""
     installed = HERE / "node_modules" / ".package-lock.json"
-    lock = HERE / "package-lock.json"
-    if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
+    newest = max((HERE / name).stat().st_mtime for name in ("package.json", "package-lock.json"))
+    if installed.exists() and installed.stat().st_mtime >= newest:
         return
     npm = shutil.which("npm")
     if not npm:
