@@ -30,13 +30,17 @@ LABELS = ["A", "B", "C", "D"]
 LAB_PAGES = {"lesson1": ("", "lesson1.ipynb"), "lossless": ("lossless-lab/", "lossless.ipynb"),
              "your-gpu": ("your-gpu/", "your_gpu.ipynb")}
 
-# the width of the first of each full-width punctuation mark in the lesson's running text (headings,
-# paragraphs, lists, tables; not code or formulas), measured with a Range, in ems of its font
-PUNCTUATION_WIDTHS = """(marks) => {
-  const article = document.querySelector('.md-content article');
-  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT, {acceptNode: (n) =>
-      n.parentElement.closest('pre, code, math, script, style, .sd-lab, .headerlink, .sd-visually-hidden')
-        ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+# the width of the first of each full-width punctuation mark in running text (headings, paragraphs,
+# lists, tables; not code or formulas) under `selector` (in the lab's frame if inFrame), measured with
+# a Range, in ems of its font: {"， text": {width, size, em, context}, "： heading": ...}
+PUNCTUATION_WIDTHS = """([selector, marks, inFrame]) => {
+  const doc = inFrame ? document.querySelector('.sd-lab__frame').contentDocument : document;
+  const root = doc.querySelector(selector);
+  if (!root) return null;
+  const skip = 'pre, code, math, script, style, .headerlink, .sd-visually-hidden, .cm-editor'
+               + (root.closest('.sd-lab') ? '' : ', .sd-lab');
+  const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT, {acceptNode: (n) =>
+      n.parentElement.closest(skip) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
   const found = {};
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const where = node.parentElement.closest('h1, h2, h3, p, li, td, th');
@@ -45,7 +49,7 @@ PUNCTUATION_WIDTHS = """(marks) => {
       const key = mark + ' ' + (tag === 'h1' || tag === 'h2' || tag === 'h3' ? 'heading' : 'text');
       const i = node.textContent.indexOf(mark);
       if (i < 0 || found[key]) continue;
-      const range = document.createRange();
+      const range = doc.createRange();
       range.setStart(node, i);
       range.setEnd(node, i + 1);
       const size = parseFloat(getComputedStyle(node.parentElement).fontSize);
@@ -57,6 +61,19 @@ PUNCTUATION_WIDTHS = """(marks) => {
   return found;
 }"""
 MARKS = ["，", "。", "：", "「", "」", "、"]
+# the notebook's static preview is in the lesson page for a few seconds only: measured the moment
+# it is put in
+MEASURE_PREVIEW = """new MutationObserver((_, observer) => {
+  if (!document.querySelector('.sd-lab__preview .sd-nb')) return;
+  observer.disconnect();
+  window.__previewPunctuation = (%s)(['.sd-lab__preview', %s, false]);
+}).observe(document, {childList: true, subtree: true});""" % (PUNCTUATION_WIDTHS, json.dumps(MARKS))
+
+
+def not_one_em(widths: dict) -> dict:
+    """The measured marks that are not about 1 em wide: (width px, font px, text around it)."""
+    return {key: (round(w["width"], 1), w["size"], w["context"]) for key, w in widths.items()
+            if not 0.9 <= w["em"] <= 1.1}
 
 
 @pytest.fixture(scope="module")
@@ -80,8 +97,8 @@ def open_page(browser, base_url):
     asserts that no script error happened in it and no request left 127.0.0.1."""
     opened = []
 
-    def open_(path="", width=1440, height=900, seed=None):
-        init = [SEEDED_RANDOM % seed] if seed is not None else []
+    def open_(path="", width=1440, height=900, seed=None, init=()):
+        init = list(init) + ([SEEDED_RANDOM % seed] if seed is not None else [])
         page = browser.open(base_url + path, width=width, height=height, init=init)
         opened.append(page)
         return page
@@ -104,15 +121,20 @@ def mounted(page):
 @pytest.mark.parametrize("width", [1440, 390])
 def test_full_width_punctuation_is_drawn_full_width(open_page, width):
     """A ， or 。 in Chinese text takes a full em, as the ideographs beside it do (with the theme's
-    font-feature-settings "kern", "liga" on CJK text Firefox drew them half-width)."""
-    page = open_page("", width=width, height=900 if width > 500 else 844)
+    font-feature-settings "kern", "liga" on CJK text Firefox drew them half-width): in the lesson,
+    and in the notebook's static preview beside it (on a phone once the lab is opened)."""
+    page = open_page("", width=width, height=900 if width > 500 else 844, init=[MEASURE_PREVIEW])
+    if width < 500:
+        page.click(".sd-lab-open")
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(SHOTS / f"firefox-lesson1-top-{width}.png")
-    widths = page.evaluate(PUNCTUATION_WIDTHS, MARKS)
+    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", MARKS, False])
     assert {"， text", "。 text", "： heading", "： text", "「 text", "、 text"} <= set(widths), sorted(widths)
-    narrow = {key: (round(w["width"], 1), w["size"], w["context"]) for key, w in widths.items()
-              if not 0.9 <= w["em"] <= 1.1}
-    assert narrow == {}, f"full-width punctuation not 1 em wide (width px, font px, text): {narrow}"
+    preview = wait_until(lambda: page.evaluate("() => window.__previewPunctuation"), 60,
+                         what="the notebook preview measured")
+    assert {"， text", "。 text", "： text"} <= set(preview), sorted(preview)
+    assert (not_one_em(widths), not_one_em(preview)) == ({}, {}), \
+        "full-width punctuation not 1 em wide (lesson, preview: width px, font px, text)"
     ideographs = page.evaluate("""() => { const s = document.createElement('span');
         s.textContent = '投機解碼投機解碼'; s.style.fontSize = '20px';
         document.querySelector('.md-typeset').append(s);
@@ -143,7 +165,9 @@ def test_toy_answers_clicks(open_page):
 
 
 def test_toy_answers_keys(open_page):
-    page = open_page("", seed=11)
+    # (at phone width: the lab loads only when asked, so it cannot take the focus; see
+    # test_the_lab_leaves_the_keyboard_focus_in_the_lesson)
+    page = open_page("", width=390, height=844, seed=11)
     mounted(page)
     page.focus(".sd-toy .sd-toy__draw")
     before = rounds_drawn(page)
@@ -211,7 +235,7 @@ def test_quiz_question_answers_clicks(open_page, number):
 
 
 def test_quiz_answers_keys(open_page):
-    page = open_page("")
+    page = open_page("", width=390, height=844)           # (as test_toy_answers_keys)
     mounted(page)
     number, right = 3, LESSON1_QUIZ_ANSWERS[2]
     wrong = next(label for label in LABELS if label != right)
@@ -226,6 +250,19 @@ def test_quiz_answers_keys(open_page):
     assert page.evaluate(QUIZ_STATE, number)["feedback"] == "right"
     score = page.evaluate("() => document.querySelector('.sd-quiz-score').textContent")
     assert f"已作答 1 / {len(LESSON1_QUIZ_ANSWERS)} 題" in score
+
+
+def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
+    """A learner who is using the keyboard in the lesson keeps the focus while the lab beside it
+    loads (JupyterLab focuses its notebook as it appears; Chromium does the same)."""
+    lab = FirefoxLab.open(browser, base_url)
+    try:
+        lab.page.focus(option(1, "A"))
+        lab.wait_for("kernelReady")
+        focused = lab.page.evaluate("() => `${document.activeElement.tagName}.${document.activeElement.className}`")
+        assert "sd-quiz__button" in focused, f"the focus moved to {focused}"
+    finally:
+        lab.close()
 
 
 def test_search_finds_the_course_terms(open_page, base_url):
@@ -258,6 +295,16 @@ def lab_run(request, browser, base_url):
     try:
         lab.wait_for("notebookShown")
         shown_path = lab.in_app("return nb.context.path;")
+        # the first Markdown cell with a ， on screen (JupyterLab draws only the cells near the view)
+        lab.in_app("""for (let i = 0; i < nb.model.cells.length; i++) {
+                        const c = nb.model.cells.get(i);
+                        if (c.type === 'markdown' && c.sharedModel.getSource().includes('，'))
+                          return nb.content.scrollToItem(i, 'start').then(() => i, () => i); }
+                      return -1;""")
+        wait_until(lambda: lab.in_app("return [...win.document.querySelectorAll('.jp-RenderedMarkdown')]"
+                                      ".some((m) => m.textContent.includes('，'));"), 20,
+                   what="a Markdown cell with ， drawn")
+        punctuation = lab.page.evaluate(PUNCTUATION_WIDTHS, [".jp-Notebook", MARKS, True])
         stored = lab.page.evaluate(STREAM_TEXTS, timeout=120)
         lab.page.screenshot(SHOTS / f"firefox-lab-{request.param}-stored.png")
         lab.run_all()
@@ -265,7 +312,7 @@ def lab_run(request, browser, base_url):
         images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
         lab.page.screenshot(SHOTS / f"firefox-lab-{request.param}-ran.png")
         yield dict(lab=lab, notebook=notebook, shown_path=shown_path, stored=stored, ran=ran,
-                   images=images)
+                   images=images, punctuation=punctuation)
     finally:
         lab.close()
 
@@ -282,6 +329,12 @@ def test_the_lab_goes_live_and_runs_every_cell(lab_run, browser):
     assert [e["stage"] for e in lab_run["lab"].events()][-1] == "ready"
     assert lab_run["lab"].errors == []
     assert browser.outside == []
+
+
+def test_the_live_notebook_draws_full_width_punctuation(lab_run):
+    widths = lab_run["punctuation"]
+    assert {"， text", "。 text"} <= set(widths), sorted(widths)
+    assert not_one_em(widths) == {}
 
 
 def test_every_image_output_has_loaded_after_run_all(lab_run):

@@ -169,7 +169,7 @@ STYLED = """() => ({
     try { rules = l.sheet ? l.sheet.cssRules.length : 0; } catch (e) { /* not readable */ }
     return [l.href, rules > 0]; }),
   header: getComputedStyle(document.querySelector('.md-header')).position,
-  logo: Math.round(document.querySelector('.md-header .md-logo').getBoundingClientRect().height),
+  logo: Math.round(document.querySelector('.md-header .md-logo svg, .md-header .md-logo img').getBoundingClientRect().height),
   heading: (document.querySelector('article h1') || {}).textContent || '',
 })"""
 
