@@ -7,6 +7,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# npm puppeteer-core, which drives firefox-esr in the Firefox tests (git-ignored node_modules)
+PUPPETEER := tests/support/node_modules/.package-lock.json
 
 .PHONY: serve site test test-fast bench browser-deps clean
 
@@ -23,7 +25,7 @@ serve: $(STAMP)
 site: $(STAMP)
 	$(BIN)/python site/build.py
 
-test: $(STAMP) browser-deps
+test: $(STAMP) browser-deps $(PUPPETEER)
 	$(BIN)/python -m pytest
 
 test-fast: $(STAMP)
@@ -32,13 +34,19 @@ test-fast: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/monte_carlo.py
 
-# Debian's Chromium and a CJK font for the browser layer (never `playwright install`)
+# Debian's Chromium and Firefox ESR, CJK and emoji fonts, and Node.js with npm for the browser
+# layer (never `playwright install`, no downloaded browser build)
 browser-deps:
-	@if command -v chromium >/dev/null && fc-list 2>/dev/null | grep -q "Noto Sans CJK" && fc-list 2>/dev/null | grep -q "Noto Color Emoji"; then :; \
+	@if command -v chromium >/dev/null && command -v firefox-esr >/dev/null && command -v npm >/dev/null \
+	    && fc-list 2>/dev/null | grep -q "Noto Sans CJK" && fc-list 2>/dev/null | grep -q "Noto Color Emoji"; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-noto-cjk fonts-noto-color-emoji; \
-	else echo "瀏覽器測試需要 Debian 的 chromium、fonts-noto-cjk 與 fonts-noto-color-emoji：sudo apt-get install chromium fonts-noto-cjk fonts-noto-color-emoji" >&2; exit 1; fi
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium firefox-esr fonts-noto-cjk fonts-noto-color-emoji \
+	    $$(command -v npm >/dev/null || echo nodejs npm); \
+	else echo "瀏覽器測試需要 Debian 的 chromium、firefox-esr、fonts-noto-cjk、fonts-noto-color-emoji 與 Node.js（npm）：sudo apt-get install chromium firefox-esr fonts-noto-cjk fonts-noto-color-emoji nodejs npm" >&2; exit 1; fi
+
+$(PUPPETEER): tests/support/package.json tests/support/package-lock.json
+	cd tests/support && npm ci --no-audit --no-fund --loglevel=error
 
 clean:
 	rm -rf build .pytest_cache .hypothesis
