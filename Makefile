@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 # npm puppeteer-core, which drives firefox-esr in the Firefox tests (git-ignored node_modules)
 PUPPETEER := tests/support/node_modules/.package-lock.json
 
-.PHONY: serve site test test-fast bench browser-deps clean
+.PHONY: serve site site-url test test-fast bench browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,9 +21,16 @@ $(STAMP): pyproject.toml
 serve: $(STAMP)
 	$(BIN)/python site/serve.py $(if $(HOST),--host $(HOST)) $(if $(PORT),--port $(PORT))
 
-# the whole site for upload; SPECDEC_SITE_URL (the public URL, with its subpath) goes to mkdocs.yml
-site: $(STAMP)
+# the whole site for upload, built for SPECDEC_SITE_URL (the public URL, with its subpath): the
+# 404 page's assets and the canonical links are absolute under it, so it cannot be left out
+site: site-url $(STAMP)
 	$(BIN)/python site/build.py
+
+site-url:
+	@case "$$SPECDEC_SITE_URL" in http://?*|https://?*) ;; \
+	  *) echo "make site 組建要上傳的網站，先告訴它讀者打開的網址（含子路徑），例如" \
+	          "SPECDEC_SITE_URL=https://你的帳號.github.io/specdec-lab/ make site（README 的「部署」）；" \
+	          "現在是「$$SPECDEC_SITE_URL」" >&2; exit 2;; esac
 
 test: $(STAMP) browser-deps $(PUPPETEER)
 	$(BIN)/python -m pytest

@@ -1,5 +1,6 @@
 """Deployment as an instructor does it (README 部署): the GitHub Pages workflow is valid and runs
 the README's own commands; `make serve` listens on 127.0.0.1 unless told otherwise."""
+import os
 import re
 import shutil
 import subprocess
@@ -54,6 +55,20 @@ def test_workflow_tests_then_publishes_the_site_built_for_its_url():
 def test_readme_deploy_section_names_the_build_command():
     assert "SPECDEC_SITE_URL=https://" in readme_command("## 部署"), "部署 starts with the build command"
     assert ".github/workflows/pages.yml" in README
+
+
+@pytest.mark.parametrize("url, ok", [("", False), ("127.0.0.1:8000", False),
+                                     ("https://teacher.github.io/specdec-lab/", True),
+                                     ("http://192.0.2.7:8000/", True)])
+def test_make_site_wants_the_public_url(url, ok):
+    """A build for upload must know its URL (the 404 page under a subpath, canonical links)."""
+    env = {k: v for k, v in os.environ.items() if k != "SPECDEC_SITE_URL"}
+    env["SPECDEC_SITE_URL"] = url
+    result = subprocess.run(["make", "-s", "site-url"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=30)
+    assert (result.returncode == 0) == ok, result.stderr
+    if not ok:
+        assert "SPECDEC_SITE_URL=https://" in result.stderr and "部署" in result.stderr
 
 
 def test_serve_listens_on_loopback_unless_told_otherwise(monkeypatch):

@@ -486,6 +486,26 @@ def test_reload_restores_the_original_notebook(browser, base_url):
         lab.context.close()
 
 
+FOCUSED = "() => `${document.activeElement.tagName}.${document.activeElement.className}`"
+
+
+def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
+    """A learner answering the quiz with the keyboard while the lab starts keeps the focus
+    (JupyterLab focuses its notebook as it appears); one who clicks into the lab gets it there."""
+    lab = LabPage.open(browser, base_url)
+    try:
+        lab.page.locator(".sd-quiz .sd-quiz__button").first.focus()
+        lab.wait_for("stage", "ready")
+        lab.page.wait_for_timeout(2000)                  # past the start, when JupyterLab focused
+        assert "sd-quiz__button" in lab.page.evaluate(FOCUSED), "the lab took the keyboard focus"
+        lab.page.keyboard.press("Enter")                 # and the key still answers the quiz
+        assert lab.page.locator(".sd-quiz").first.locator(".sd-quiz__feedback").inner_text()
+        lab.frame().locator(".jp-Cell").first.click()
+        assert lab.page.evaluate(FOCUSED).startswith("IFRAME"), "a click into the lab left it unfocused"
+    finally:
+        lab.context.close()
+
+
 def test_phone_opens_the_lab_with_its_button(browser, base_url):
     lab = LabPage.open(browser, base_url, width=390, height=844, is_mobile=True, has_touch=True)
     try:

@@ -87,6 +87,7 @@
       frame.title = "實驗場：Python 筆記本 " + notebookName;
       frame.src = labUrl;
       body.replaceChildren(frame);
+      keepFocusInLesson();
       showPreview();
       progress.hidden = false;
       started = Date.now();
@@ -113,6 +114,29 @@
         });
       }).catch(() => { /* no preview: the frame shows as it loads */ });
     }
+    // JupyterLab focuses its notebook as it starts, which would take the keyboard away from a
+    // learner reading (or answering a quiz) in the lesson. While the lab starts, focus that lands
+    // in the frame goes back to where it was, unless the learner reached into the lab: a pointer or
+    // a key inside it, or Tab onto it.
+    let guarding = true;
+    function keepFocusInLesson() {
+      let inLesson = document.activeElement;
+      let tabbed = 0;
+      document.addEventListener("focusin", (e) => { if (e.target !== frame) inLesson = e.target; });
+      document.addEventListener("keydown", (e) => { if (e.key === "Tab") tabbed = Date.now(); }, true);
+      frame.addEventListener("load", () => {
+        for (const type of ["pointerdown", "keydown"]) {
+          frame.contentWindow.addEventListener(type, () => { guarding = false; }, true);
+        }
+      });
+      window.addEventListener("blur", () => setTimeout(() => {
+        if (!guarding || !frame.isConnected || document.activeElement !== frame) return;
+        if (Date.now() - tabbed < 1000) { guarding = false; return; }
+        try { frame.contentDocument.activeElement.blur(); } catch (err) { /* nothing focused */ }
+        if (inLesson && inLesson !== document.body && inLesson.isConnected) inLesson.focus({ preventScroll: true });
+        else frame.blur();
+      }, 0));
+    }
     function showLive() {
       if (live) return;
       live = true;
@@ -123,6 +147,7 @@
         .find((cell) => cell.offsetTop + cell.offsetHeight > top);
       if (reached) frame.contentWindow.postMessage({ specdecLabShowCell: Number(reached.dataset.cell) }, location.origin);
       const hadFocus = preview.contains(document.activeElement);
+      if (hadFocus) guarding = false;              // the learner was in the lab's preview
       requestAnimationFrame(() => { preview.remove(); if (hadFocus) frame.focus(); });
     }
 
@@ -222,7 +247,10 @@
       panel.dataset.stage = s.stage;
       openButton.textContent = ready ? "🧪 實驗場 ✓" : "🧪 實驗場";
       clearTimeout(hideTimer);
-      if (s.stage === "ready") hideTimer = setTimeout(() => { progress.hidden = true; }, 2500);
+      if (s.stage === "ready") {
+        hideTimer = setTimeout(() => { progress.hidden = true; }, 2500);
+        setTimeout(() => { guarding = false; }, 1000);   // started: focus is the learner's business
+      }
       else progress.hidden = false;
       clearInterval(ticker);
       if (waiting && s.stage !== "error") ticker = setInterval(() => render(last), 1000);
