@@ -809,6 +809,9 @@ def test_an_edit_survives_a_move_to_another_page_and_back(browser, lesson_url, r
         lab.page.evaluate("window.__sameDocument = true")
         nav_link(lab.page, lesson_url + "knowledge-card/").click()
         lab.page.wait_for_url(lesson_url + "knowledge-card/")
+        # instant navigation changes the URL before it swaps the content in
+        lab.page.wait_for_function("() => (document.querySelector('article h1') || {}).textContent"
+                                   "?.includes('知識卡')", timeout=30_000)
         assert lab.page.locator(".sd-lab").count() == 0
         nav_link(lab.page, lesson_url).click()
         lab.page.wait_for_url(lesson_url)
