@@ -193,6 +193,27 @@ def test_the_first_import_says_which_packages_it_loads(lesson, site):
     assert events[-1]["stage"] == "ready"
 
 
+COURSE_PLUGINS = ["@jupyterlab/notebook-extension:tracker", "@jupyter-widgets/jupyterlab-manager:plugin",
+                  "@jupyterlite/pyodide-kernel-extension:kernel", "@jupyterlab/apputils-extension:themes",
+                  "@jupyterlab/theme-light-extension:plugin", "@jupyterlab/theme-dark-extension:plugin",
+                  "@jupyterlab/mathjax-extension:plugin", "@jupyterlab/filebrowser-extension:default-file-browser",
+                  "@jupyterlab/fileeditor-extension:plugin", "@jupyterlab/mainmenu-extension:plugin"]
+
+
+def test_the_lab_leaves_out_the_plugins_the_course_never_shows(lesson, site):
+    """jupyter-lite.json disabledExtensions (consoles, help, TOC, LSP, log console, mermaid, vega,
+    ...): none of them is in the app, every plugin that is started, and what the course uses
+    (notebook, widgets, kernel, light and dark themes, formulas, File > Open, the menus) is there."""
+    lab, _, _ = lesson
+    config = json.loads((site / "lab" / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    disabled = config["disabledExtensions"]
+    assert {"@jupyterlab/console-extension", "@jupyterlab/help-extension", "@jupyterlab/toc-extension"} <= set(disabled)
+    plugins = dict(lab.in_app("return app.listPlugins().map((id) => [id, app.isPluginActivated(id)]);"))
+    assert not [p for p in plugins if any(p == d or p.startswith(d + ":") for d in disabled)]
+    assert [p for p, active in plugins.items() if not active] == []
+    assert [p for p in COURSE_PLUGINS if not plugins.get(p)] == []
+
+
 def test_no_request_leaves_127_0_0_1(lesson):
     lab, _, _ = lesson
     assert lab.outside == []
