@@ -40,7 +40,26 @@ def execute(path: Path) -> nbformat.NotebookNode:
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
-    return strip_widget_views(nb)
+    return merge_streams(strip_widget_views(nb))
+
+
+def merge_streams(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """One stream output for each run of consecutive prints to the same stream, as Jupyter shows
+    them: the kernel flushes stdout on a timer, so how a cell's prints were split into messages
+    depends on how busy the machine was, and the stored notebook should not."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        merged = []
+        for output in cell.outputs:
+            previous = merged[-1] if merged else None
+            if (output.output_type == "stream" and previous is not None
+                    and previous.output_type == "stream" and previous.name == output.name):
+                previous.text += output.text
+            else:
+                merged.append(output)
+        cell.outputs = merged
+    return nb
 
 
 def strip_widget_views(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:

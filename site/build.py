@@ -73,6 +73,11 @@ def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "note
     pyodide = folder_bytes(pyodide_dir(site / "lab")) / 1e6
     print(f"{site}：{total:.1f} MB（其中 Pyodide {pyodide:.1f} MB），{time.time() - t0:.1f} 秒",
           file=sys.stderr)
+    if lessons:
+        url = os.environ.get("SPECDEC_SITE_URL")
+        print(f"  課文頁組建給 {url}" if url else
+              "  課文頁組建給 http://127.0.0.1:8000/（本機）；要上傳到別處，先設 SPECDEC_SITE_URL"
+              "（README 的「部署」）", file=sys.stderr)
     return site
 
 

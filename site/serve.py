@@ -3,7 +3,10 @@
 While it runs, editing a lesson (lessons/, mkdocs.yml, site/overrides/, site/assets/, site/hooks/)
 rebuilds the pages and reloads open tabs; editing a notebook (notebooks/) rebuilds the lab.
 
-    python site/serve.py [--port 8000] [--no-build] [--no-watch]
+    python site/serve.py [--host 127.0.0.1] [--port 8000] [--no-build] [--no-watch]
+
+Only this computer can reach it unless --host says otherwise: `--host 0.0.0.0` serves a classroom
+on the local network (the README's 部署 section).
 """
 from __future__ import annotations
 
@@ -243,19 +246,28 @@ def make_server(root: Path, port: int, host: str = "127.0.0.1", reloader: Reload
     return http.server.ThreadingHTTPServer((host, port), handler)
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", 8000)))
+    parser.add_argument("--host", default=os.environ.get("HOST") or "127.0.0.1",
+                        help="聽哪個位址（預設 127.0.0.1，只有這台電腦連得到；0.0.0.0 讓區網裡的電腦也連得到）")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8000))
     parser.add_argument("--no-build", action="store_true", help="直接服務現有的 build/site")
     parser.add_argument("--no-watch", action="store_true", help="不監看原始檔、不自動重新整理")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_options(argv)
     if not args.no_build and build.main([]) != 0:
         return 1
     reloader = None if args.no_watch else Reloader()
     if reloader:
         threading.Thread(target=reloader.watch, daemon=True).start()
-    server = make_server(build.SITE, args.port, reloader=reloader)
+    server = make_server(build.SITE, args.port, host=args.host, reloader=reloader)
     print(f"課程在 http://127.0.0.1:{args.port}/ （Ctrl+C 結束）", file=sys.stderr)
+    if args.host != "127.0.0.1":
+        print(f"也在 http://{'<這台電腦的 IP>' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/"
+              "（同一個網路裡的電腦連這個；IP 用 hostname -I 查）", file=sys.stderr)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -34,6 +34,8 @@ from specdec_lab.vllm import (
 )
 from specdec_lab.vllm.examples import (
     EXAMPLE_BENCH_RESULTS,
+    EXAMPLE_REAL_LOG,
+    EXAMPLE_REAL_LOG_SOURCE,
     EXAMPLE_METRICS,
     EXAMPLE_TAIL_COLLAPSE,
     EXAMPLE_TREE_ACCURACY,
@@ -209,6 +211,32 @@ def test_worked_example_table():
     says(str(STATS), out, "your_gpu.ipynb")
     says(str(est), out, "your_gpu.ipynb")
     assert f"draft_cost={DRAFT_COST:g}" in cell_source("your_gpu.ipynb", "alpha")
+
+
+def test_real_log_table():
+    """The real log of step 3: the package's reading of EXAMPLE_REAL_LOG, as the lesson prints it."""
+    real = parse_metrics(EXAMPLE_REAL_LOG)
+    est = estimate_alpha(real, draft_cost=DRAFT_COST)
+    k = real.num_speculative_tokens
+    says(f"K = {k}）", YOUR_GPU, G)
+    says(f"兩行相加是 {real.num_drafts:,} 輪、{real.num_accepted_tokens:,} 個被收下的草稿字", YOUR_GPU, G)
+    rows = {r[0]: r[1] for r in table(YOUR_GPU, "| 數字 | 這份 log 的值 |")}
+    assert rows == {
+        "vLLM 的 draft acceptance rate": f"{real.draft_acceptance_rate:.3f}",
+        "α（第 1 個位置的接受率）": f"{est.alpha:.3f} ± {est.alpha_se:.3f}",
+        f"條件接受率（第 1 到 {k} 格）": "、".join(f"{r:.3f}" for r in est.conditional_rates),
+        "實測平均每輪產出": f"{real.mean_acceptance_length:.3f}",
+        f"公式 1 在 α = {est.alpha:.3f}、K = {k}": f"{est.iid_expected_tokens:.3f}",
+    }
+    assert real.draft_acceptance_rate < est.alpha / 2  # "不到 α 的一半"
+    assert est.iid_expected_tokens - real.mean_acceptance_length > 0.5  # "多算了半個字以上"
+    later = est.conditional_rates[1:]
+    assert later.min() >= 0.5 and later.max() <= 0.65 and later.max() < est.alpha  # "大致停在 0.5 到 0.65 之間"
+    out = stored_outputs("your_gpu.ipynb")
+    says(EXAMPLE_REAL_LOG_SOURCE, out, "your_gpu.ipynb")
+    says(str(real), out, "your_gpu.ipynb")
+    says(str(est), out, "your_gpu.ipynb")
+    assert f"draft_cost={DRAFT_COST:g}" in cell_source("your_gpu.ipynb", "real-alpha")
 
 
 def test_recommended_k():

@@ -9,6 +9,7 @@ and the site's size.
 from __future__ import annotations
 
 import base64
+import copy
 import gzip
 import hashlib
 import importlib
@@ -25,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site"))
-from lab import build_lab, fetch, lock, pyodide_dist  # noqa: E402
+from lab import build_lab, contents, fetch, lock, pyodide_dist  # noqa: E402
 from lab.fetch import BuildError  # noqa: E402
 
 CFG = build_lab.load_config()
@@ -338,9 +339,29 @@ def test_lab_has_the_expected_files(lab):
     for f in boot["files"]:
         assert (lab / pyodide / f["name"]).stat().st_size == f["bytes"], f["name"]
     for nb in (ROOT / "notebooks").glob("*.ipynb"):
-        assert (lab / "files" / nb.name).read_bytes() == nb.read_bytes()
+        assert (lab / "files" / nb.name).is_file(), nb.name
     page = (lab / "notebooks" / "index.html").read_text()
     assert page.index('src="../specdec-lab.js"') < page.index("config-utils.js")
+
+
+def stream_texts(notebook: dict) -> list:
+    return [o["text"] for c in notebook["cells"] for o in c.get("outputs", [])
+            if o["output_type"] == "stream"]
+
+
+@pytest.mark.build
+def test_the_lab_serves_each_notebook_with_its_printed_text_as_one_string(lab):
+    """site/lab/contents.py: JupyterLite's notebook model joins a stream's list of lines with ","
+    (Array.prototype.join), so the lab's copy holds each as one string; nothing else differs."""
+    lists = 0
+    for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        original = json.loads(nb.read_text(encoding="utf-8"))
+        served = json.loads((lab / "files" / nb.name).read_text(encoding="utf-8"))
+        lists += sum(isinstance(t, list) and len(t) > 1 for t in stream_texts(original))
+        assert all(isinstance(t, str) for t in stream_texts(served)), nb.name
+        assert ["".join(t) for t in stream_texts(original)] == stream_texts(served), nb.name
+        assert served == contents.joined_streams(copy.deepcopy(original)), nb.name   # nothing else
+    assert lists > 5          # the notebooks do print multi-line text
 
 
 @pytest.mark.build
@@ -643,7 +664,7 @@ def test_lock_lets_a_plain_import_load_the_course(lab):
     with zipfile.ZipFile(pyodide / names["specdec-lab"]["file_name"]) as wheel:
         assert "specdec_lab/__init__.py" in wheel.namelist()
         assert any(n.startswith("specdec_lab/fonts/") and n.endswith(".otf") for n in wheel.namelist())
-    for name, version in [("comm", "0.2.3"), ("ipywidgets", "8.1.9"), ("pyodide-kernel", "0.6.1")]:
+    for name, version in [("comm", "0.2.3"), ("ipywidgets", "8.1.8"), ("pyodide-kernel", "0.6.1")]:
         assert names[name]["version"] == version, name
     for name, entry in names.items():   # every dependency resolves inside the lock
         assert {pyodide_dist.normalize(d) for d in entry["depends"]} <= set(names), name

@@ -176,16 +176,21 @@ def test_bad_input_reaches_the_learner_as_a_clear_error():
         plotting.serving_figure(t_flop=-1)
 
 
-def test_a_figure_ending_a_cell_displays_as_png():
+def test_a_figure_ending_a_cell_or_passed_to_display_is_a_png_as_base64_text():
+    """What the formatter gives is sent as it is by Pyodide's kernel for display() (ipykernel and
+    a cell's last value in Pyodide would encode bytes; display()'s bytes reached the browser as
+    data:image/png;base64,[object Object]): base64 text, the form nbformat stores."""
     from IPython.core.interactiveshell import InteractiveShell
 
     shell = InteractiveShell.instance()
     try:
         plotting.show_figures_in_notebooks()
-        data, _ = shell.display_formatter.format(plotting.speedup_figure(0.8, 0.05))
+        fig = plotting.speedup_figure(0.8, 0.05)
+        data, _ = shell.display_formatter.format(fig)
     finally:
         InteractiveShell.clear_instance()
-    assert "image/png" in data
+    assert isinstance(data["image/png"], str)
+    assert base64.b64decode(data["image/png"], validate=True) == plotting.figure_png(fig)
 
 
 # the font-cache message ----------------------------------------------------------------------
@@ -436,3 +441,111 @@ def test_bad_figure_and_table_input_names_the_parameter(call, name, value, valid
         call()
     message = str(error.value)
     assert name in message and value in message and valid_range in message, message
+
+
+# a panel keeps its figure and its layout between steps -----------------------------------------
+
+def _pixels(png: bytes) -> np.ndarray:
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+
+
+def _fresh_panel_png(name: str, values: dict, rounds: int) -> bytes:
+    from specdec_lab.plotting.canvas import PanelCanvas
+
+    fresh = {"tokens": lambda: plotting.tokens_histogram(
+                 monte_carlo_check(values["alpha"], values["k"], rounds=rounds, seed=1)),
+             "speedup": lambda: plotting.speedup_figure(**values),
+             "serving": lambda: plotting.serving_figure(**values)}[name]
+    return PanelCanvas().png(fresh())
+
+
+def _moved_panels(seed: int, steps: int, rounds: int = 2000):
+    """Each panel moved by `steps` random slider moves (mostly α by one step, some jumps, some other
+    sliders), yielding (panel name, values, the panel's PNG) after each move."""
+    rng = np.random.default_rng(seed)
+    panels = {"tokens": plotting.explore_tokens(rounds=rounds), "speedup": plotting.explore_speedup(),
+              "serving": plotting.explore_serving()}
+    for name, panel in panels.items():
+        for _ in range(steps):
+            names = list(panel.sliders)
+            slider = panel.sliders[names[rng.integers(len(names))] if rng.random() < 0.3 else "alpha"]
+            if rng.random() < 0.7:
+                slider.value = min(slider.max, max(slider.min, slider.value + slider.step * rng.choice([-1, 1])))
+            else:
+                slider.value = slider.min + slider.step * int(rng.integers(round((slider.max - slider.min) / slider.step) + 1))
+            yield name, panel.values, panel.png
+
+
+def test_a_moved_panel_shows_exactly_what_a_fresh_figure_shows():
+    """A step updates the panel's figure and keeps the last layout unless a tick label or title
+    changed its size: every pixel is still the one a newly made figure gets."""
+    differ = [(name, values) for name, values, png in _moved_panels(seed=8, steps=25)
+              if not np.array_equal(_pixels(png), _pixels(_fresh_panel_png(name, values, 2000)))]
+    assert differ == []
+
+
+# moves after which the labels need other margins (wider y tick labels: 100%, 20, 500)
+WIDER_LABELS = {"tokens": {"alpha": 0.0}, "speedup": {"draft_cost": 0.0, "alpha": 1.0},
+                "serving": {"t_flop": 0.002}}
+
+
+def _jumped_panels():
+    panels = {"tokens": plotting.explore_tokens(rounds=2000), "speedup": plotting.explore_speedup(),
+              "serving": plotting.explore_serving()}
+    for name, moves in WIDER_LABELS.items():
+        for slider, value in moves.items():
+            panels[name].sliders[slider].value = value
+        yield name, panels[name].values, panels[name].png
+
+
+def test_a_panel_whose_labels_grew_is_laid_out_again():
+    differ = [name for name, values, png in _jumped_panels()
+              if not np.array_equal(_pixels(png), _pixels(_fresh_panel_png(name, values, 2000)))]
+    assert differ == []
+
+
+def test_a_layout_kept_when_it_should_have_changed_is_seen(monkeypatch):
+    """The checks above can fail: with the layout never worked out again, those panels differ."""
+    from specdec_lab.plotting import canvas
+
+    monkeypatch.setattr(canvas, "layout_key", lambda fig, size_of: ())
+    differ = [name for name, values, png in _jumped_panels()
+              if not np.array_equal(_pixels(png), _pixels(_fresh_panel_png(name, values, 2000)))]
+    assert differ == list(WIDER_LABELS)
+
+
+def test_a_step_updates_the_panels_figure_and_lays_it_out_only_when_needed():
+    panel = plotting.explore_speedup(alpha=0.8, draft_cost=0.05)
+    figure, draws = panel._canvas._figure, []
+    for alpha in np.arange(0.81, 0.96, 0.01):
+        before = panel._canvas._key
+        panel.sliders["alpha"].value = round(float(alpha), 2)
+        draws.append(panel._canvas._key != before)
+        assert panel._canvas._figure is figure                      # the same figure, updated
+        assert figure.get_layout_engine() is not None               # (kept, not switched off)
+    assert 0 < sum(draws) <= len(draws) // 2, draws                 # most steps keep the layout
+    panel.sliders["draft_cost"].value = 0.2
+    assert panel._canvas._figure is figure
+
+
+def test_the_crossover_label_stays_inside_its_axes():
+    """Near the right edge N* is written left of its line (outside the axes it would be cut off,
+    or, in the layout, squeeze the panels)."""
+    for max_users in (32, 40, 60, 128):
+        fig = plotting.serving_figure(alpha=0.8, k=5, draft_cost=0.05, t_flop=0.02, max_users=max_users)
+        plotting.figure_png(fig)
+        right = fig.axes[1]
+        (mark,) = [t for t in right.texts if t.get_text().startswith("N*")]
+        box, axes_box = mark.get_window_extent(), right.get_window_extent()
+        assert axes_box.x0 <= box.x0 and box.x1 <= axes_box.x1, max_users
+
+
+def test_a_kept_histogram_refuses_another_k():
+    from specdec_lab.plotting.figures import TokensPlot
+
+    plot = TokensPlot(5, 1000)
+    with pytest.raises(ValueError, match="K = 5") as error:
+        plot.update(monte_carlo_check(0.8, 6, rounds=1000, seed=1))
+    assert "K = 6" in str(error.value)

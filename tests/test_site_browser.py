@@ -253,6 +253,30 @@ def test_toy_and_quiz_read_without_javascript(open_lesson):
     shot(page, "nojs-quiz", first)
 
 
+@pytest.mark.parametrize("javascript", [True, False])
+def test_the_lab_note_says_where_the_lab_is(open_lesson, javascript):
+    """Lesson 1's note on the 實驗場 tells where it is: beside the lesson with JavaScript, the
+    links at the end of the page without it (where the panel then stays)."""
+    page = open_lesson("", java_script_enabled=javascript)
+    note = page.locator(".admonition", has_text="實驗場").first.inner_text()
+    where = "頁面右側" if javascript else "頁尾"
+    other = "頁尾" if javascript else "頁面右側"
+    assert where in note and other not in note, note
+    # where the panel is drawn, against the lesson's other blocks (the panel is one of them)
+    panel, lesson = page.evaluate("""() => {
+      const lab = document.querySelector('.sd-lab'), box = lab.getBoundingClientRect();
+      const rest = [...lab.parentElement.children].filter(el => el !== lab && el.offsetParent)
+        .map(el => el.getBoundingClientRect());
+      return [{left: box.left, top: box.top},
+              {right: Math.max(...rest.map(r => r.right)), bottom: Math.max(...rest.map(r => r.bottom))}];
+    }""")
+    if javascript:
+        assert panel["left"] >= lesson["right"] - 1, "the lab is not beside the lesson"
+    else:
+        assert panel["top"] >= lesson["bottom"] - 1, "the lab is not after the lesson"
+        assert "需要 JavaScript" in page.locator(".sd-lab").inner_text()
+
+
 # --------------------------------------------------------------------------- the quiz
 
 def quiz(page, number):
@@ -444,6 +468,29 @@ def test_search_finds_course_terms_on_the_right_pages(open_lesson, base_url, ter
         assert base_url + expected in found, f"{term}: {sorted(found)}"
     if term == "接受率":
         shot(page, "search-接受率")
+
+
+def test_search_results_are_above_the_lab_panel(open_lesson):
+    """On a desktop the results drop down over the 實驗場 column: points across the first result
+    must belong to the results, not to the panel drawn over them."""
+    page = open_lesson("")
+    assert page.locator(".sd-lab.sd-lab--mounted").is_visible(), "the lab panel is not shown"
+    search(page, "接受率")
+    covered = page.evaluate("""() => {
+      const item = document.querySelector('.md-search-result__item');
+      const box = item.getBoundingClientRect(), lab = document.querySelector('.sd-lab').getBoundingClientRect();
+      if (box.right <= lab.left) return 'the result does not reach the panel: nothing to check';
+      const covered = [];
+      for (const f of [0.1, 0.5, 0.9]) {
+        const x = box.left + f * box.width, y = box.top + box.height / 2;
+        const hit = document.elementFromPoint(x, y);
+        // the results list, not the item: Material may re-render the list while this runs
+        if (!hit || !hit.closest('.md-search-result') || hit.closest('.sd-lab'))
+          covered.push(`${Math.round(x)},${Math.round(y)}: ${hit && hit.className}`);
+      }
+      return covered;
+    }""")
+    assert covered == [], f"the search result is covered at {covered}"
 
 
 # --------------------------------------------------------------------------- accessibility (axe-core)

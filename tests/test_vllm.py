@@ -133,8 +133,9 @@ def _drop(text, pattern):
         (lambda t: _drop(t, r"^vllm:spec_decode_num_drafts_total"), "缺少 vllm:spec_decode_num_drafts"),
         (lambda t: _drop(t, r"^vllm:spec_decode_num_accepted_tokens_total"), "缺少 vllm:spec_decode_num_accepted_tokens"),
         (lambda t: _drop(t, r'position="1"'), "連續"),
-        (lambda t: t + "\n" + "\n".join(l for l in t.splitlines() if l.startswith("vllm:spec_decode_num_drafts_total")),
-         "貼了兩次"),
+        (lambda t: t + "\n" + re.sub(r"(vllm:spec_decode_num_drafts_total\{[^}]*\}) (\S+)", r"\1 1\2",
+                                      next(l for l in t.splitlines() if l.startswith("vllm:spec_decode_num_drafts_total"))),
+         "兩次不同時間"),
         (lambda t: re.sub(r"(vllm:spec_decode_num_accepted_tokens_total\{[^}]*\}) \S+", r"\1 999999.0", t), "矛盾"),
         (lambda t: re.sub(r"(vllm:spec_decode_num_drafts_total\{[^}]*\}) \S+", r"\1 12.5", t), "非負整數"),
         (lambda t: re.sub(r"(vllm:spec_decode_num_drafts_total\{[^}]*\}) \S+", r"\1 NaN", t), "非負整數"),
@@ -395,7 +396,7 @@ def test_truncated_missing_and_empty_files(tmp_path):
     cut.write_text(BENCH[0].read_text()[:200])
     with pytest.raises(ValueError, match="截斷"):
         read_bench_results(cut)
-    with pytest.raises(ValueError, match="找不到結果檔"):
+    with pytest.raises(ValueError, match="找不到 bench 結果檔"):
         read_bench_results(tmp_path / "nope.json")
     empty = tmp_path / "empty.json"
     empty.write_text("  \n")
@@ -421,3 +422,434 @@ def test_sweep_needs_pairs_and_no_duplicates():
         bench_sweep(on=on, off=off, runs=runs)
     with pytest.raises(ValueError, match="metric"):
         measured_crossover(bench_sweep(runs=runs), "latency")
+
+
+# --- real samples other people posted (tests/fixtures/vllm/real, README there) ------------------
+# Every expected number below is worked out by hand from the posted text, with the arithmetic
+# written out; none is copied from the parser's output.
+
+REAL = FIXTURES / "real"
+
+
+def real(name):
+    """(source URL, text as posted): the first line of each file is '# <url>' and is stripped."""
+    first, _, text = (REAL / name).read_text(encoding="utf-8").partition("\n")
+    assert first.startswith("# https://"), f"{name}: the first line must be '# <source URL>'"
+    return first[2:], text
+
+
+def test_the_real_samples_are_many_and_each_names_its_source():
+    files = sorted(p.name for p in REAL.iterdir() if p.name != "README.md")
+    assert len(files) >= 15
+    urls = {real(name)[0] for name in files}
+    assert all(url.startswith("https://github.com/") for url in urls)
+    assert len(urls) >= 12  # from at least a dozen different threads and files
+
+
+@pytest.mark.parametrize(
+    "name, k, draft, emitted, v0_accepted",
+    [
+        ("v0_k3_issue9539.txt", 3, 13311, 10616, 8547),
+        ("v0_k4_issue7301.txt", 4, 53716, 34244, 32594),
+        ("v0_k5_cumulative_issue7301.txt", 5, 15, 3, 1),  # the last of two cumulative lines
+        ("v0_medusa_k16_issue6768.txt", 16, 51056, 3191, 0),  # "draft tokens tokens", last line
+    ],
+)
+def test_v0_lines_rounds_are_draft_over_k_and_the_prefix_is_emitted_minus_rounds(name, k, draft, emitted, v0_accepted):
+    _, text = real(name)
+    stats = parse_metrics(text)
+    rounds = draft // k  # every V0 round drafts k tokens
+    assert draft == rounds * k
+    assert stats.source == "log-v0" and stats.num_speculative_tokens == k
+    assert (stats.num_drafts, stats.num_draft_tokens) == (rounds, draft)
+    assert stats.num_accepted_tokens == emitted - rounds  # accepted prefix, not V0's "accepted"
+    assert stats.num_drafts_range is None and stats.accepted_per_position == ()
+    assert stats.mean_acceptance_length == pytest.approx(emitted / rounds)
+    assert emitted - rounds <= v0_accepted  # V0's count also has tokens matched after a rejection
+    if emitted - rounds != v0_accepted:
+        assert any(f"{v0_accepted:,}" in note for note in stats.notes)
+
+
+def test_v0_cumulative_lines_are_never_added_up():
+    _, text = real("v0_k5_cumulative_issue7301.txt")
+    stats = parse_metrics(text)
+    assert stats.num_draft_tokens == 15 and stats.num_draft_tokens != 5 + 15
+    assert any("累計" in note and "不相加" in note for note in stats.notes)
+    lines = [line for line in text.splitlines() if "Speculative metrics" in line]
+    with pytest.raises(ValueError, match="累計值.*不會變小"):
+        parse_metrics("\n".join(reversed(lines)))  # later counts smaller: a restart in between
+
+
+def test_v0_alpha_is_refused_with_the_iid_inference_from_e():
+    from specdec_lab.vllm import alpha_from_length
+
+    _, text = real("v0_k3_issue9539.txt")
+    stats = parse_metrics(text)
+    e = 10616 / 4437  # emitted ÷ rounds
+    guess = alpha_from_length(e, 3)
+    assert float(expected_tokens(guess, 3)) == pytest.approx(e, abs=1e-9)
+    with pytest.raises(ValueError) as err:
+        estimate_alpha(stats)
+    message = str(err.value)
+    assert f"E = {e:.3f}" in message and f"α ≈ {guess:.3f}" in message and "假設" in message
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("Speculative metrics: Draft acceptance rate: 60.7, System efficiency: 0.510, Number of speculative tokens: 4, "
+         "Number of accepted tokens: 32594, Number of draft tokens: 53716, Number of emitted tokens: 34244.", "百分比"),
+        ("Speculative metrics: Draft acceptance rate: 0.607, System efficiency: 0.510, Number of speculative tokens: 4, "
+         "Number of accepted tokens: 32594, Number of draft tokens: 53717, Number of emitted tokens: 34244.", "倍數"),
+        ("Speculative metrics: Draft acceptance rate: 0.607, System efficiency: 0.610, Number of speculative tokens: 4, "
+         "Number of accepted tokens: 32594, Number of draft tokens: 53716, Number of emitted tokens: 34244.", "System efficiency"),
+        ("Speculative metrics: Draft acceptance rate: 0.607, System efficiency: 0.510, Number of speculative tokens: 4, "
+         "Number of accepted tokens: 32594, Number of draft tokens: 53716.", "Number of emitted tokens"),
+    ],
+)
+def test_bad_v0_lines(line, message):
+    with pytest.raises(ValueError, match=message):
+        parse_metrics(line)
+
+
+@pytest.mark.parametrize(
+    "name, shown, unit",
+    [("v1_early_percent_pr15902.txt", "100.0%", "百分比"), ("v1_early_fraction_pr15902.txt", "1.000", "分數，不是百分比")],
+)
+def test_early_v1_lines_say_what_they_carry_and_what_is_missing(name, shown, unit):
+    _, text = real(name)
+    with pytest.raises(ValueError) as err:
+        parse_metrics(text)
+    message = str(err.value)
+    assert f"{66 / 66:.3f}" in message and shown in message and unit in message  # accepted 66 ÷ drafted 66
+    assert "驗證輪數" in message and "α" in message and "/metrics" in message and "0.8.5" in message
+
+
+@pytest.mark.parametrize(
+    "name, lines",
+    [
+        # (accepted, drafted, k, per-position rates as printed) for each SpecDecoding line
+        ("v1_ngram_k5_pr24127.txt", [(262, 295, 5, [0.983, 0.949, 0.915, 0.881, 0.712])]),
+        ("v1_dflash_k15_aeon6.txt", [(89, 975, 15, [0.600, 0.385, 0.215, 0.108, 0.062] + [0.0] * 10)]),
+        ("v1_dspark_k7_ascend13640.txt", [(44, 161, 7, [0.739, 0.478, 0.261, 0.174, 0.130, 0.087, 0.043]),
+                                          (106, 385, 7, [0.691, 0.418, 0.382, 0.182, 0.127, 0.073, 0.055])]),
+        ("v1_mtp_k6_club3090_105.txt", [(489, 1572, 6, [0.740, 0.473, 0.309, 0.187, 0.099, 0.057]),
+                                        (455, 1590, 6, [0.728, 0.445, 0.275, 0.151, 0.075, 0.042])]),
+        ("v1_mtp_k3_club3090_613.txt", [(598, 951, 3, [0.814, 0.615, 0.457]), (805, 1434, 3, [0.801, 0.546, 0.337])]),
+    ],
+)
+def test_v1_lines_by_hand(name, lines):
+    """Each model drafts k tokens every round, so rounds = drafted ÷ k; position i's count is
+    rate × rounds rounded; the lines cover separate intervals and add up."""
+    _, text = real(name)
+    stats = parse_metrics(text)
+    rounds = [drafted // k for _, drafted, k, _ in lines]
+    assert all(d * k == drafted for d, (_, drafted, k, _) in zip(rounds, lines))
+    counts = [[round(r * d) for r in rates] for d, (_, _, _, rates) in zip(rounds, lines)]
+    assert all(sum(c) == accepted for c, (accepted, *_) in zip(counts, lines))  # the per-position counts add up
+    assert stats.num_drafts == sum(rounds)
+    assert stats.num_drafts_range[0] == sum(rounds)  # never below drafted ÷ k
+    assert stats.num_draft_tokens == sum(drafted for _, drafted, _, _ in lines)
+    assert stats.num_accepted_tokens == sum(accepted for accepted, *_ in lines)
+    assert list(stats.accepted_per_position) == [sum(col) for col in zip(*counts)]
+
+
+def test_the_aeon_line_by_hand():
+    """The k = 15 DFlash line, worked out: 975 ÷ 15 = 65 rounds; 1 + 89/65 = 2.369 prints as 2.37;
+    0.600 × 65 = 39, 0.385 × 65 = 25.0, 0.215 × 65 = 14.0, 0.108 × 65 = 7.0, 0.062 × 65 = 4.0."""
+    stats = parse_metrics(real("v1_dflash_k15_aeon6.txt")[1])
+    assert stats.num_drafts == 65 and stats.num_drafts_range == (65, 65)
+    assert stats.accepted_per_position == (39, 25, 14, 7, 4) + (0,) * 10
+    assert estimate_alpha(stats).alpha == 39 / 65
+
+
+def test_rounds_range_respects_the_lower_bound_and_is_not_a_symmetric_plus_minus():
+    # k = 3, 300 tokens drafted: at least 300 ÷ 3 = 100 rounds and, one token a round at least,
+    # at most 300. 1 + 3/D prints 1.01 only for 200 < D ≤ 600, and position 1 = 3/D prints
+    # 0.010 only for 286 ≤ D ≤ 315: D runs from 286 to 300.
+    line = ("SpecDecoding metrics: Mean acceptance length: 1.01, Accepted: 3 tokens, Drafted: 300 tokens, "
+            "Per-position acceptance rate: 0.010, 0.000, 0.000, Avg Draft acceptance rate: 1.0%")
+    stats = parse_metrics(line)
+    assert stats.num_drafts_range == (286, 300)
+    low, high = stats.num_drafts_range
+    assert low >= 300 // 3 and low <= stats.num_drafts <= high
+    shown = str(stats)
+    assert "可能範圍 286 到 300" in shown and "±" not in shown
+
+
+def test_a_log_line_or_a_scrape_pasted_twice_is_counted_once_with_a_note():
+    _, text = real("v1_dspark_k7_ascend13640.txt")
+    once = parse_metrics(text)
+    twice = parse_metrics(text + "\n" + text)
+    assert (twice.num_drafts, twice.accepted_per_position) == (once.num_drafts, once.accepted_per_position)
+    assert any("只算一次" in note for note in twice.notes)
+    scrape = fixture("metrics_falling_k3.txt")
+    both = parse_metrics(scrape + "\n" + scrape)
+    assert both.num_drafts == parse_metrics(scrape).num_drafts
+    assert any("只算一次" in note for note in both.notes)
+    assert "只算一次" in str(both)
+
+
+def _named_missing(message):
+    """The counters a refusal lists after 「缺少」 (up to the parenthesis or full stop that ends the list)."""
+    return re.search(r"缺少 (.*?)[（。；]", message)[1].split("、")
+
+
+# vllm#24049 posts its Prometheus UI table of all spec-decode counters for 8 engines (ngram, k = 5,
+# -dp 8) and, above it, the server log of the same run. The stored copy of that thread shows only
+# runs of its lines (tests/fixtures/vllm/real/README.md); three runs are fixtures, and they agree.
+
+
+def test_prometheus_ui_table_real_fragment_is_refused_with_what_it_read():
+    """The fragment holds only the num_drafts rows of eight engines: 22 + 15 + 29 + 20 + 25 +
+    24 + 27 + 26 = 188; its _created row is a timestamp and is skipped. Missing: draft tokens and
+    accepted tokens (named as missing), and the per-position rows (named as absent, needed for α)."""
+    _, text = real("prometheus_ui_drafts_only_pr24049.txt")
+    assert 22 + 15 + 29 + 20 + 25 + 24 + 27 + 26 == 188
+    with pytest.raises(ValueError) as err:
+        parse_metrics(text)
+    message = str(err.value)
+    assert "Prometheus 網頁表格" in message and "188" in message and "8 組標籤" in message
+    assert _named_missing(message) == ["vllm:spec_decode_num_draft_tokens", "vllm:spec_decode_num_accepted_tokens"]
+    assert "也沒有 vllm:spec_decode_num_accepted_tokens_per_pos" in message
+
+
+def test_prometheus_ui_per_position_fragment_is_refused_naming_every_gap():
+    """Eight per-position rows: position 3 of engines 6, 7 (24, 6) and position 4 of engines 0–5
+    (2, 4, 13, 6, 22, 17). No drafts, draft-token or accepted-token rows, no position 0, 1, 2."""
+    _, text = real("prometheus_ui_per_pos_fragment_pr24049.txt")
+    with pytest.raises(ValueError) as err:
+        parse_metrics(text)
+    message = str(err.value)
+    assert _named_missing(message) == [
+        "vllm:spec_decode_num_drafts", "vllm:spec_decode_num_draft_tokens", "vllm:spec_decode_num_accepted_tokens"]
+    assert "per_pos 的 position 3、4，但沒有 position 0、1、2" in message
+    assert "也沒有 vllm:spec_decode_num_accepted_tokens_per_pos" not in message
+
+
+def test_data_parallel_log_by_hand_agrees_with_the_table_rows():
+    """Engine 000: 110 drafted ÷ k 5 = 22 rounds (1 + 17/22 = 1.773 prints 1.77); 0.318 × 22 = 7.0,
+    0.182 × 22 = 4.0, 0.091 × 22 = 2.0 three times: 7 + 4 + 2 + 2 + 2 = 17 accepted.
+    Engine 001: 75 ÷ 5 = 15 rounds (1 + 27/15 = 2.80); 0.533 × 15 = 8.0, 0.333 × 15 = 5.0 three
+    times, 0.267 × 15 = 4.0: 8 + 5 + 5 + 5 + 4 = 27. One line per engine, added up."""
+    _, text = real("v1_ngram_k5_dp_engines_pr24049.txt")
+    stats = parse_metrics(text)
+    assert stats.source == "log"
+    assert (stats.num_drafts, stats.num_drafts_range) == (22 + 15, (37, 37))
+    assert (stats.num_draft_tokens, stats.num_accepted_tokens) == (110 + 75, 17 + 27)
+    assert stats.accepted_per_position == (7 + 8, 4 + 5, 2 + 5, 2 + 5, 2 + 4)
+    # the same engines in the thread's Prometheus table: num_drafts 22 and 15, position 4 rows 2 and 4
+    table = real("prometheus_ui_drafts_only_pr24049.txt")[1] + real("prometheus_ui_per_pos_fragment_pr24049.txt")[1]
+    for engine, drafts, pos4 in [(0, 22, 2), (1, 15, 4)]:
+        assert f'num_drafts_total{{engine="{engine}", ' in table and re.search(
+            rf'num_drafts_total\{{engine="{engine}",[^}}]*\}} \| {drafts}$', table, re.M)
+        assert re.search(rf'per_pos_total\{{engine="{engine}",[^}}]*position="4"\}} \| {pos4}$', table, re.M)
+
+
+def test_real_scrape_with_its_last_position_trimmed_is_refused_naming_it():
+    """ventus-dspark's scrape (DSpark, k = 5 by its README), trimmed by its author after position 3.
+    Values in prometheus_client's exponent form: 2.04363e+06 = 2,043,630 drafts, 1.0218118e+07 =
+    10,218,118 draft tokens, 7.268642e+06 = 7,268,642 accepted. 4 × 2,043,630 = 8,174,520 <
+    10,218,118 ≤ 5 × 2,043,630 = 10,218,150: k ≥ 5. Positions 0–3: 1,883,866 + 1,732,372 +
+    1,489,894 + 1,204,113 = 6,310,245, short of the accepted tokens by 958,397."""
+    _, text = real("metrics_dspark_k5_trimmed_ventus.txt")
+    assert 4 * 2043630 < 10218118 <= 5 * 2043630
+    assert 1883866 + 1732372 + 1489894 + 1204113 == 6310245 and 7268642 - 6310245 == 958397
+    with pytest.raises(ValueError) as err:
+        parse_metrics(text)
+    message = str(err.value)
+    assert "position 0 到 3（4 個位置）" in message and "k 至少是 5" in message and "缺少 position 4 起的行" in message
+    assert "10,218,118 ÷ 2,043,630" in message and "6,310,245" in message and "958,397" in message
+    assert f"α ≈ 1,883,866 ÷ 2,043,630 ≈ {1883866 / 2043630:.3f}" in message and "0.922" in message
+    assert "矛盾" not in message  # not "counters contradict each other, re-scrape when idle"
+    # the rest of the scrape is read right: with a position-4 row holding the remainder it reads
+    row = 'vllm:spec_decode_num_accepted_tokens_per_pos_total{engine="0",model_name="/models/v4-flash-0731",position="4"} 958397.0'
+    stats = parse_metrics(text + row + "\n")
+    assert (stats.num_drafts, stats.num_draft_tokens, stats.num_accepted_tokens) == (2043630, 10218118, 7268642)
+    assert stats.accepted_per_position == (1883866, 1732372, 1489894, 1204113, 958397)
+    assert not stats.full_length_drafts  # 32 draft tokens fewer than 5 × 2,043,630
+
+
+def test_prometheus_ui_table_reads_like_the_scrape():
+    scrape = fixture("metrics_iid_k4_two_engines.txt")
+    rows = []
+    for line in scrape.splitlines():
+        m = re.match(r"^(vllm:spec_decode_\w+)(\{[^}]*\}) (\S+)$", line)
+        if m:  # the way the UI shows a sample: labels with a space after each comma, " | value"
+            rows.append(f"{m[1]}{m[2].replace(',', ', ')} | {float(m[3]):g}")
+    rows.insert(1, "-- | --")
+    table, text = parse_metrics("\n".join(rows)), parse_metrics(scrape)
+    assert table.source == "prometheus-ui"
+    assert (table.num_drafts, table.num_draft_tokens, table.num_accepted_tokens, table.accepted_per_position) == \
+        (text.num_drafts, text.num_draft_tokens, text.num_accepted_tokens, text.accepted_per_position)
+
+
+def test_a_single_real_metrics_line_is_refused_as_partial():
+    _, text = real("metrics_per_pos_line_miaai91.txt")
+    with pytest.raises(ValueError, match="缺少 vllm:spec_decode_num_drafts"):
+        parse_metrics(text)
+
+
+def test_bench_spec_section_k1_by_hand():
+    """MTP 1: 26407 drafts, 26407 draft tokens (k = 1), 22021 accepted; with one position its
+    count is the accepted tokens, 22021, and 22021 / 26407 = 83.39 %."""
+    stats = parse_metrics(real("bench_spec_section_mtp1_pr48892.txt")[1])
+    assert stats.source == "bench"
+    assert (stats.num_drafts, stats.num_draft_tokens, stats.num_accepted_tokens) == (26407, 26407, 22021)
+    assert stats.accepted_per_position == (22021,) and stats.per_position_slack == (0,)
+    assert round(100 * 22021 / 26407, 2) == 83.39 and round(1 + 22021 / 26407, 2) == 1.83
+
+
+def test_bench_spec_section_k8_by_hand():
+    """MTP 8: 88344 = 8 × 11043 draft tokens; each position's count is its printed percent ×
+    11043 within the rounding (± 0.005 % × 11043 ≈ 0.55), and the eight sum to 38611."""
+    printed = [76.17, 61.58, 51.25, 42.43, 36.40, 30.94, 27.22, 23.65]
+    stats = parse_metrics(real("bench_spec_section_mtp8_pr48892.txt")[1])
+    assert 88344 == 8 * 11043
+    assert (stats.num_drafts, stats.num_speculative_tokens, stats.num_accepted_tokens) == (11043, 8, 38611)
+    assert sum(stats.accepted_per_position) == 38611
+    for count, pct in zip(stats.accepted_per_position, printed):
+        assert abs(count - pct / 100 * 11043) <= 0.00005 * 11043
+    assert abs(estimate_alpha(stats).alpha - 0.7617) <= 0.00005
+
+
+def test_bench_spec_section_alone_is_no_bench_run():
+    with pytest.raises(ValueError, match="Successful requests.*parse_metrics"):
+        read_bench_results(real("bench_spec_section_mtp8_pr48892.txt")[1])
+
+
+def test_bench_block_without_spec_is_read_as_an_off_run_and_refused_for_alpha():
+    _, text = real("bench_block_no_spec_pr35714.txt")
+    (run,) = read_bench_results(text)
+    assert (run.max_concurrency, run.completed, run.failed, run.speculative) == (1, 16, 0, False)
+    assert (run.output_throughput, run.mean_tpot_ms, run.mean_ttft_ms) == (39.96, 21.80, 330.66)
+    assert run.per_user_tokens_per_s == pytest.approx(1000 / 21.80)
+    with pytest.raises(ValueError, match="Speculative Decoding"):
+        parse_metrics(text)
+
+
+def test_a_printed_sweep_is_several_runs_and_needs_max_concurrency():
+    _, text = real("bench_block_no_spec_pr35714.txt")
+    runs = read_bench_results(text + "\n" + text.replace("Maximum request concurrency:             1",
+                                                          "Maximum request concurrency:             2"))
+    assert [r.max_concurrency for r in runs] == [1, 2]
+    with pytest.raises(ValueError, match="--max-concurrency"):
+        read_bench_results("\n".join(l for l in text.splitlines() if "Maximum request concurrency" not in l))
+
+
+@pytest.mark.parametrize("name", ["per_request_docs_acceptance_metrics.json", "per_request_sparse_histogram_aiperf1167.json"])
+def test_per_request_histogram_by_hand(name):
+    """acceptance_histogram [39, 1, 0, 3] ({"0": 39, "1": 1, "3": 3}): 39 + 1 + 0 + 3 = 43 steps,
+    1·1 + 2·0 + 3·3 = 10 accepted; position 1 was accepted in the steps that accepted ≥ 1 token:
+    1 + 0 + 3 = 4, position 2 in 0 + 3 = 3, position 3 in 3."""
+    stats = parse_metrics(real(name)[1])
+    assert stats.source == "request"
+    assert (stats.num_drafts, stats.num_draft_tokens, stats.num_accepted_tokens) == (43, 129, 10)
+    assert stats.accepted_per_position == (4, 3, 3)
+    assert estimate_alpha(stats).alpha == 4 / 43
+
+
+def test_per_request_json_in_its_wrappings_and_duplicates():
+    _, text = real("per_request_docs_acceptance_metrics.json")
+    start = text.index('{', text.index('"speculative_decoding"'))
+    obj = json.JSONDecoder().raw_decode(text, start)[0]
+    response = {"id": "chatcmpl-1", "choices": [], "metrics": {"speculative_decoding": obj}}
+    other = dict(response, id="chatcmpl-2")
+    sse = "data: " + json.dumps(response) + "\n\ndata: [DONE]\n"
+    assert parse_metrics(sse).accepted_per_position == (4, 3, 3)
+    assert parse_metrics(response).num_drafts == 43  # an already-loaded dict
+    two = parse_metrics([response, other])
+    assert (two.num_drafts, two.accepted_per_position) == (43 + 43, (8, 6, 6))
+    same = parse_metrics([response, response])
+    assert same.num_drafts == 43 and any("只算一次" in note for note in same.notes)
+    with pytest.raises(ValueError, match="百分比"):
+        parse_metrics({"metrics": {"speculative_decoding": dict(obj, draft_acceptance_rate=7.75)}})
+    with pytest.raises(ValueError, match="histogram"):
+        parse_metrics({"metrics": {"speculative_decoding": dict(obj, acceptance_histogram=[39, 2, 0, 3])}})
+    with pytest.raises(ValueError, match="null"):
+        parse_metrics({"metrics": {"speculative_decoding": None}})
+
+
+def test_bench_json_with_spec_fields_gives_exact_counts():
+    on = next(p for p in BENCH if "spec-on" in p.name)
+    raw = json.loads(on.read_text())
+    stats = parse_metrics(on.read_text())
+    drafts = raw["spec_decode_num_drafts"]
+    assert stats.num_drafts == drafts and stats.num_accepted_tokens == raw["spec_decode_accepted_tokens"]
+    assert list(stats.accepted_per_position) == [round(r * drafts) for r in raw["spec_decode_per_position_acceptance_rates"]]
+    as_percent = dict(raw, spec_decode_per_position_acceptance_rates=[100 * r for r in raw["spec_decode_per_position_acceptance_rates"]])
+    with pytest.raises(ValueError, match="百分比"):
+        read_bench_results(as_percent)
+
+
+def test_text_or_path_is_decided_safely(tmp_path):
+    _, block = real("bench_block_no_spec_pr35714.txt")
+    with pytest.raises(ValueError):  # not a raw OSError ("File name too long")
+        read_bench_results("x" * 5000)
+    with pytest.raises(ValueError, match="找不到 bench 結果檔"):
+        read_bench_results("results/on/missing.json")
+    saved = tmp_path / "bench.log"
+    saved.write_text(block)
+    assert read_bench_results(str(saved))[0].max_concurrency == 1  # an existing file: read as a file
+    pair = json.dumps([json.loads(p.read_text()) for p in BENCH[:2]])  # a JSON array is text, not a path
+    assert len(read_bench_results(pair)) == 2
+    with pytest.raises(ValueError, match="看不懂"):
+        read_bench_results("hello there")
+
+
+def test_diffusion_counters_are_named():
+    with pytest.raises(ValueError, match="擴散"):
+        parse_metrics('vllm:diffusion_num_denoising_steps_total{engine="0"} 10.0\n')
+
+
+def test_the_notebooks_real_example_is_the_fixture():
+    from specdec_lab.vllm.examples import EXAMPLE_REAL_LOG, EXAMPLE_REAL_LOG_SOURCE
+
+    url, text = real("v1_mtp_k6_club3090_105.txt")
+    assert (EXAMPLE_REAL_LOG_SOURCE, EXAMPLE_REAL_LOG) == (url, text)
+
+
+def test_offline_example_block_by_hand():
+    """vllm#26498, SpecBench, EAGLE-3, K = 10: 204,680 = 10 × 20,468 draft tokens (every round
+    full); 1 + 48,266 ÷ 20,468 = 3.358 prints 3.36. The counts are exact; each position's count is
+    its 2-decimal rate × 20,468 within ± 0.005 × 20,468 = 102.34, non-increasing, summing to
+    48,266 (the printed rates × 20,468 sum to 2.37 × 20,468 = 48,509, inside the ± 1,023 they allow)."""
+    printed = [0.71, 0.50, 0.36, 0.26, 0.18, 0.13, 0.10, 0.07, 0.04, 0.02]
+    _, text = real("offline_spec_decode_k10_pr26498.txt")
+    stats = parse_metrics(text)
+    assert stats.source == "offline" and stats.num_drafts_range is None
+    assert (stats.num_drafts, stats.num_draft_tokens, stats.num_accepted_tokens) == (20468, 204680, 48266)
+    assert 204680 == 10 * 20468 and stats.full_length_drafts and round(1 + 48266 / 20468, 2) == 3.36
+    counts = stats.accepted_per_position
+    assert len(counts) == 10 and sum(counts) == 48266 and list(counts) == sorted(counts, reverse=True)
+    assert abs(sum(printed) * 20468 - 48266) <= 10 * 0.005 * 20468
+    for count, rate in zip(counts, printed):
+        assert abs(count - rate * 20468) <= 0.005 * 20468 + 1e-9
+    assert abs(estimate_alpha(stats).alpha - 0.71) <= 0.005
+    assert any("小數 2 位" in note for note in stats.notes)
+
+
+def test_offline_example_block_with_its_log_lines_pasted_twice_or_edited():
+    _, text = real("offline_spec_decode_k10_pr26498.txt")
+    once = parse_metrics(text)
+    # the script's run also logs SpecDecoding lines: pasted along, they are not added on top
+    _, log = real("v1_ngram_k5_dp_engines_pr24049.txt")
+    both = parse_metrics(log + "\n" + text)
+    assert (both.num_drafts, both.accepted_per_position) == (once.num_drafts, once.accepted_per_position)
+    assert any("log 行不另外相加" in note for note in both.notes)
+    twice = parse_metrics(text + text)
+    assert twice.num_drafts == 20468 and any("只算一次" in note for note in twice.notes)
+    with pytest.raises(ValueError, match="2 段"):
+        parse_metrics(text + text.replace("num_drafts: 20468", "num_drafts: 20469"))
+    with pytest.raises(ValueError, match="mean acceptance length 印的是 3.46"):
+        parse_metrics(text.replace("mean acceptance length: 3.36", "mean acceptance length: 3.46"))
+    with pytest.raises(ValueError, match="對不上"):
+        parse_metrics(text.replace("acceptance at token 0: 0.71", "acceptance at token 0: 0.91"))
+    with pytest.raises(ValueError, match="缺少 「num_draft_tokens:」 那幾行"):
+        parse_metrics("\n".join(l for l in text.splitlines() if not l.startswith("num_draft_tokens")))
+    with pytest.raises(ValueError, match="連續"):
+        parse_metrics("\n".join(l for l in text.splitlines() if "token 3:" not in l))
+    no_rates = parse_metrics("\n".join(l for l in text.splitlines() if "acceptance at token" not in l))
+    assert no_rates.accepted_per_position == () and no_rates.mean_acceptance_length == 1 + 48266 / 20468
+    with pytest.raises(ValueError, match="per_pos"):
+        estimate_alpha(no_rates)

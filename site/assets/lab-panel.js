@@ -6,6 +6,8 @@
  * Narrow screens (phones): a "🧪 實驗場" button opens it over the lesson; it loads on first open.
  * The lab's page script (lab/specdec-lab.js) reports how Python's start is going; this shows it.
  * "⬇ 下載" saves the learner's notebook as it is now (the original before the lab has loaded).
+ * The lab keeps the learner's notebook for this tab while they move between pages (lab/specdec-lab.js);
+ * a refresh of the page forgets it, and the original comes back: that is what the lesson promises.
  * No dependencies; mounts as it runs (the page puts it before the theme's bundle), then through
  * Material's document$ (instant navigation).
  */
@@ -22,6 +24,26 @@
   function saveLayout(patch) {
     try { localStorage.setItem(LAYOUT_KEY, JSON.stringify({ ...readLayout(), ...patch })); } catch (e) { /* private mode */ }
   }
+  // a reload of the lesson page restores the original notebooks: forget what the lab had kept
+  const KEPT = "specdec-lab:kept:";
+  function keptNotebook(name) {
+    try { return sessionStorage.getItem(KEPT + name) !== null; } catch (e) { return false; }
+  }
+  try {
+    if (performance.getEntriesByType("navigation").some((entry) => entry.type === "reload")) {
+      Object.keys(sessionStorage).filter((key) => key.startsWith(KEPT)).forEach((key) => sessionStorage.removeItem(key));
+    }
+  } catch (e) { /* storage off: nothing was kept */ }
+  // Moving to another page keeps the notebook, so the lab's "Leave site?" (JupyterLab's question
+  // about unsaved changes) would be a false alarm then; it stays for a reload or a closed tab.
+  // The lab's page script reads this flag (Navigation API; without it the question stays).
+  if (window.navigation) {
+    navigation.addEventListener("navigate", (e) => { window.specdecLabMoving = e.navigationType !== "reload"; });
+    for (const done of ["navigatesuccess", "navigateerror"]) {
+      navigation.addEventListener(done, () => { window.specdecLabMoving = false; });
+    }
+  }
+
   function clampWidth(px) {
     return Math.round(Math.max(MIN_WIDTH, Math.min(px, window.innerWidth * 0.7)));
   }
@@ -65,6 +87,7 @@
       frame.title = "實驗場：Python 筆記本 " + notebookName;
       frame.src = labUrl;
       body.replaceChildren(frame);
+      keepFocusInLesson();
       showPreview();
       progress.hidden = false;
       started = Date.now();
@@ -75,6 +98,7 @@
     // covers the frame; then the live one takes over, showing the cell the learner had reached.
     let live = false;
     function showPreview() {
+      if (keptNotebook(notebookName)) return;    // not the original: the learner's comes with the lab
       fetch(panel.dataset.preview).then((r) => (r.ok ? r.text() : "")).then((html) => {
         if (!html || live) return;
         const preview = document.createElement("div");
@@ -90,6 +114,29 @@
         });
       }).catch(() => { /* no preview: the frame shows as it loads */ });
     }
+    // JupyterLab focuses its notebook as it starts, which would take the keyboard away from a
+    // learner reading (or answering a quiz) in the lesson. While the lab starts, focus that lands
+    // in the frame goes back to where it was, unless the learner reached into the lab: a pointer or
+    // a key inside it, or Tab onto it.
+    let guarding = true;
+    function keepFocusInLesson() {
+      let inLesson = document.activeElement;
+      let tabbed = 0;
+      document.addEventListener("focusin", (e) => { if (e.target !== frame) inLesson = e.target; });
+      document.addEventListener("keydown", (e) => { if (e.key === "Tab") tabbed = Date.now(); }, true);
+      frame.addEventListener("load", () => {
+        for (const type of ["pointerdown", "keydown"]) {
+          frame.contentWindow.addEventListener(type, () => { guarding = false; }, true);
+        }
+      });
+      window.addEventListener("blur", () => setTimeout(() => {
+        if (!guarding || !frame.isConnected || document.activeElement !== frame) return;
+        if (Date.now() - tabbed < 1000) { guarding = false; return; }
+        try { frame.contentDocument.activeElement.blur(); } catch (err) { /* nothing focused */ }
+        if (inLesson && inLesson !== document.body && inLesson.isConnected) inLesson.focus({ preventScroll: true });
+        else frame.blur();
+      }, 0));
+    }
     function showLive() {
       if (live) return;
       live = true;
@@ -100,6 +147,7 @@
         .find((cell) => cell.offsetTop + cell.offsetHeight > top);
       if (reached) frame.contentWindow.postMessage({ specdecLabShowCell: Number(reached.dataset.cell) }, location.origin);
       const hadFocus = preview.contains(document.activeElement);
+      if (hadFocus) guarding = false;              // the learner was in the lab's preview
       requestAnimationFrame(() => { preview.remove(); if (hadFocus) frame.focus(); });
     }
 
@@ -199,7 +247,10 @@
       panel.dataset.stage = s.stage;
       openButton.textContent = ready ? "🧪 實驗場 ✓" : "🧪 實驗場";
       clearTimeout(hideTimer);
-      if (s.stage === "ready") hideTimer = setTimeout(() => { progress.hidden = true; }, 2500);
+      if (s.stage === "ready") {
+        hideTimer = setTimeout(() => { progress.hidden = true; }, 2500);
+        setTimeout(() => { guarding = false; }, 1000);   // started: focus is the learner's business
+      }
       else progress.hidden = false;
       clearInterval(ticker);
       if (waiting && s.stage !== "error") ticker = setInterval(() => render(last), 1000);

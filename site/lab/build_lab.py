@@ -17,7 +17,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from lab import bytecode, fetch, lock, pyodide_dist, zip_import
+from lab import bytecode, contents, fetch, lock, pyodide_dist, zip_import
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
@@ -105,7 +105,7 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
     for name in CONFIG_FILES:
         shutil.copy(HERE / name, lite / name)
     for nb in sorted(notebooks.glob("*.ipynb")):
-        shutil.copy(nb, lite / "files" / nb.name)
+        contents.copy_notebook(nb, lite / "files" / nb.name)   # stream text as one string
     pyodide_dir = lite / "static" / "pyodide"
     summary = pyodide_dist.assemble(pyodide_dir, cfg)
     print(f"  Pyodide {cfg['pyodide']['version']}：{summary['source']}，"

@@ -7,7 +7,10 @@
 //   4. gives the lesson page the learner's notebook (window.specdecLab.notebook());
 //   5. follows the lesson page's light or dark colours; 6. lets a focused slider have the arrow keys;
 //   7. says what a cell's first import is loading (matplotlib and co., seconds before any output);
-//   8. opens the notebook at the cell the lesson page's static preview had been scrolled to.
+//   8. opens the notebook at the cell the lesson page's static preview had been scrolled to;
+//   9. keeps the learner's notebook for the tab's session: moving to another page and back (instant
+//      navigation or not) shows it as it was left; a refresh restores the original (the lesson page's
+//      lab-panel.js forgets what was kept when the page is reloaded).
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -180,7 +183,7 @@
     }
     panel = widget;
     mark('panel');
-    panel.context.ready.then(() => report({ notebookShown: true }));
+    panel.context.ready.then(() => { restoreKept(panel); report({ notebookShown: true }); });
     // 8. the lesson page's preview was scrolled to a cell: show the live notebook there
     window.addEventListener('message', (event) => {
       const index = event.data && event.data.specdecLabShowCell;
@@ -246,6 +249,70 @@
   const style = document.createElement('style');
   style.textContent = '.jp-NotebookTrustedStatus, .jp-NotebookKernelStatus { display: none; }';
   document.head.append(style);
+
+  // 9. The lab keeps its contents in memory (jupyter-lite.json): a notebook left for another page
+  // would be gone. So the learner's notebook, once changed, is kept in sessionStorage (this tab
+  // only) under its path, and shown instead of the original when the lab opens it again. Widget
+  // views are left out (their models live in the kernel that is gone; the figure's PNG beside them
+  // stays); if the tab's storage is full, the cells are kept without their outputs.
+  const KEPT = 'specdec-lab:kept:';
+  if (window.parent === window && performance.getEntriesByType('navigation')
+      .some((entry) => entry.type === 'reload')) {
+    forgetKept();   // the lab opened on its own and reloaded (beside a lesson, lab-panel.js does this)
+  }
+  // (registered before JupyterLab's own listener, so that one is skipped while the lesson page moves on)
+  window.addEventListener('beforeunload', (event) => {
+    let moving = false;
+    try { moving = window.parent !== window && window.parent.specdecLabMoving === true; } catch (e) { /* another origin */ }
+    if (moving) event.stopImmediatePropagation();
+  });
+  function forgetKept() {
+    try {
+      for (const key of Object.keys(sessionStorage)) if (key.startsWith(KEPT)) sessionStorage.removeItem(key);
+    } catch (e) { /* storage off */ }
+  }
+  function withoutWidgetViews(notebook) {
+    const view = 'application/vnd.jupyter.widget-view+json';
+    if (notebook.metadata) delete notebook.metadata.widgets;
+    for (const cell of notebook.cells) {
+      if (!cell.outputs) continue;
+      cell.outputs = cell.outputs.filter((output) => {
+        if (!output.data || !output.data[view]) return true;
+        delete output.data[view];
+        return Object.keys(output.data).some((mime) => mime !== 'text/plain');
+      });
+    }
+    return notebook;
+  }
+  function keep(path, model) {
+    const notebook = withoutWidgetViews(model.toJSON());
+    try {
+      sessionStorage.setItem(KEPT + path, JSON.stringify(notebook));
+    } catch (e) {
+      try {
+        for (const cell of notebook.cells) if (cell.outputs) { cell.outputs = []; cell.execution_count = null; }
+        sessionStorage.setItem(KEPT + path, JSON.stringify(notebook));
+      } catch (e2) { console.info('specdec-lab: this tab cannot keep the notebook', e2); }
+    }
+  }
+  function restoreKept(notebookPanel) {
+    const { path, model } = notebookPanel.context;
+    let kept = null;
+    try { kept = JSON.parse(sessionStorage.getItem(KEPT + path) || 'null'); } catch (e) { /* none */ }
+    if (kept) {
+      model.fromJSON(kept);
+      model.dirty = true;        // (as it was: the browser still asks before a refresh drops it)
+      state.keptNotebook = true;
+    }
+    let timer = null;
+    const keepNow = () => { clearTimeout(timer); timer = null; keep(path, model); };
+    model.contentChanged.connect(() => {
+      clearTimeout(timer);
+      timer = setTimeout(keepNow, 300);
+    });
+    // the frame goes away with its page (instant navigation removes it): keep the last keystrokes
+    window.addEventListener('pagehide', () => { if (timer) keepNow(); });
+  }
 
   window.specdecLab = {
     state: () => ({ ...state }),

@@ -8,7 +8,8 @@
             lab.outputs()                                 # cells as the learner sees them
 
 Requests are recorded, not routed (Playwright's routing turns the HTTP cache off, and the reload
-timings need it): `lab.outside` lists every request to a host other than 127.0.0.1.
+timings need it): `lab.outside` lists every request to a host other than 127.0.0.1. `lab.console`
+holds the warnings and errors the lesson page and the lab's frame wrote to the console.
 """
 from __future__ import annotations
 
@@ -90,9 +91,11 @@ class LabPage:
         self.page, self.context = page, context
         self.outside: list[str] = []
         self.errors: list[str] = []
+        self.console: list[dict] = []
         for target in (page, context):
             target.on("request", self._record)
         page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("console", self._console)
 
     @classmethod
     def open(cls, browser_or_context, url: str, width: int = 1440, height: int = 900,
@@ -104,6 +107,11 @@ class LabPage:
         lab = cls(context_.new_page(), context_)
         lab.goto(url, wait_until)
         return lab
+
+    def _console(self, message):
+        if message.type in ("warning", "error"):
+            self.console.append({"type": message.type, "text": message.text,
+                                 "url": (message.location or {}).get("url", "")})
 
     def _record(self, request):
         url = request.url

@@ -12,6 +12,8 @@ Never `playwright install`: the browser is Debian's /usr/bin/chromium with the t
 from __future__ import annotations
 
 import contextlib
+import functools
+import http.server
 import shutil
 import sys
 import threading
@@ -35,6 +37,47 @@ def serve_site(root: Path, cache_hashed: bool = True, compress: bool = True):
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@contextlib.contextmanager
+def serve_plain(root: Path, port: int = 0, missing_page: str | None = None):
+    """A plain static server, as `python -m http.server --directory root` is: the standard
+    library's SimpleHTTPRequestHandler, no gzip, no cache headers. missing_page (a path under root,
+    e.g. "specdec-lab/404.html") is sent with status 404 for a missing file, as GitHub Pages does.
+    Yields (base URL ending in '/', served), served being every request it answered as
+    (status, path), whoever sent it."""
+    served: list[tuple[int, str]] = []
+    fallback = Path(root) / missing_page if missing_page else None
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def send_error(self, code, message=None, explain=None):
+            if code != 404 or fallback is None or not fallback.is_file():
+                return super().send_error(code, message, explain)
+            body = fallback.read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def log_request(self, code="-", size="-"):
+            served.append((int(getattr(code, "value", code)), self.path))
+
+        def log_message(self, format, *args):      # quiet, like the tests' other server
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port),
+                                             functools.partial(Handler, directory=str(root)))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", served
     finally:
         server.shutdown()
         server.server_close()

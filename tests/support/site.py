@@ -38,3 +38,20 @@ def build_lessons(site_dir, config_file=ROOT / "mkdocs.yml", strict=True, cwd=RO
         env["SPECDEC_SITE_URL"] = site_url
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
     return BuildResult(done.returncode, done.stdout + done.stderr)
+
+
+def build_site(build_dir: Path, site_url: str | None = None) -> Path:
+    """The whole site (lessons and lab, site/build.py) built into build_dir/site, for site_url
+    (SPECDEC_SITE_URL, e.g. a test server's http://127.0.0.1:PORT/specdec-lab/); returns the site."""
+    sys.path.insert(0, str(ROOT / "site"))
+    import build  # site/build.py
+    before = os.environ.get("SPECDEC_SITE_URL")
+    if site_url:
+        os.environ["SPECDEC_SITE_URL"] = site_url
+    try:
+        return build.build(build_dir=Path(build_dir))
+    finally:
+        if before is None:
+            os.environ.pop("SPECDEC_SITE_URL", None)
+        else:
+            os.environ["SPECDEC_SITE_URL"] = before

@@ -12,7 +12,8 @@ One job per module:
   ``figure_png``;
 * ``figures`` — lesson 1's figures: ``tokens_histogram``, ``speedup_figure``, ``serving_figure``;
 * ``live``    — slider panels: ``LiveFigure``, ``explore_tokens``, ``explore_speedup``,
-  ``explore_serving``;
+  ``explore_serving``; they keep their figure (``figures.TokensPlot``, ``SpeedupPlot``,
+  ``ServingPlot``) and update it, and ``canvas.PanelCanvas`` draws it once per step;
 * ``beyond``  — the lossless lab's and your vLLM numbers' figures: ``transition_figure``,
   ``positional_figure``, ``bench_sweep_figure``.
 

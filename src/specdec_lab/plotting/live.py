@@ -1,7 +1,10 @@
 """Slider panels: sliders in front of a lesson-1 figure, redrawn when a slider is released.
 
 ``explore_tokens`` (1️⃣), ``explore_speedup`` (3️⃣) and ``explore_serving`` (4️⃣) each return a
-``LiveFigure``. ipywidgets is imported only when a panel is made, so the figures work without it;
+``LiveFigure``. A step updates the panel's one figure (``figures.TokensPlot`` and friends) rather
+than making a new one, and ``canvas.PanelCanvas`` draws it once, keeping the last layout when no
+label changed its size: in the lab's Pyodide that is about a third of the time a new figure and
+``figure_png`` took (``benchmarks/slider_profile.py``). ipywidgets is imported only when a panel is made, so the figures work without it;
 Pyodide's scan of a cell's imports cannot see that import, which is why the lab lists ipywidgets
 among the wheel's dependencies (``site/lab/runtime.toml``).
 """
@@ -14,8 +17,8 @@ import io
 from .. import _validate as check
 from ..monte_carlo import monte_carlo_check
 from ..serving import DEFAULT_T_FLOP
-from .figures import serving_figure, speedup_figure, tokens_histogram
-from .style import figure_png
+from .canvas import PanelCanvas
+from .figures import ServingPlot, SpeedupPlot, TokensPlot
 
 
 class LiveFigure:
@@ -36,6 +39,7 @@ class LiveFigure:
         self.output = ipywidgets.Output()
         self.widget = ipywidgets.VBox([*sliders.values(), self.output])
         self._png = b""
+        self._canvas = PanelCanvas()
         for slider in sliders.values():
             slider.observe(self._redraw, names="value")
         self._redraw()
@@ -55,7 +59,7 @@ class LiveFigure:
         try:
             with contextlib.redirect_stdout(printed):
                 fig = self._draw(**self.values)
-            self._png = figure_png(fig)
+            self._png = self._canvas.png(fig)
         except Exception as error:  # shown where the figure would be, not lost in a kernel log
             outputs.append({"output_type": "stream", "name": "stderr",
                             "text": f"{type(error).__name__}: {error}\n"})
@@ -115,28 +119,28 @@ def _draft_cost_slider(draft_cost):
 
 def explore_tokens(alpha: float = 0.8, k: int = 5, rounds: int = 30_000, seed: int = 1) -> LiveFigure:
     """1️⃣ α and K sliders → the Monte Carlo against the closed form, and the histogram."""
+    shown = {}        # the histogram of the current K, updated while only α moves
 
     def draw(alpha, k):
         simulated = monte_carlo_check(alpha, k, rounds=rounds, seed=seed)
         print(simulated)
-        return tokens_histogram(simulated)
+        if shown.get("plot") is None or shown["plot"].k != k:
+            shown["plot"] = TokensPlot(k, rounds)
+        return shown["plot"].update(simulated)
 
     return LiveFigure(draw, alpha=_alpha_slider(alpha), k=_k_slider(k))
 
 
 def explore_speedup(alpha: float = 0.8, draft_cost: float = 0.05, k_max: int = 20) -> LiveFigure:
     """3️⃣ α and draft-cost sliders → speedup vs K, best K and the knee."""
-    return LiveFigure(lambda alpha, draft_cost: speedup_figure(alpha, draft_cost, k_max=k_max),
-                      alpha=_alpha_slider(alpha), draft_cost=_draft_cost_slider(draft_cost))
+    plot = SpeedupPlot(k_max)
+    return LiveFigure(plot.update, alpha=_alpha_slider(alpha), draft_cost=_draft_cost_slider(draft_cost))
 
 
 def explore_serving(alpha: float = 0.8, k: int = 5, draft_cost: float = 0.05,
                     t_flop: float = DEFAULT_T_FLOP, max_users: int = 128) -> LiveFigure:
     """4️⃣ α, K, draft cost and t_flop sliders → per-user speed and total throughput."""
-
-    def draw(alpha, k, draft_cost, t_flop):
-        return serving_figure(alpha, k, draft_cost, t_flop, max_users=max_users)
-
-    return LiveFigure(draw, alpha=_alpha_slider(alpha), k=_k_slider(k),
+    plot = ServingPlot(max_users)
+    return LiveFigure(plot.update, alpha=_alpha_slider(alpha), k=_k_slider(k),
                       draft_cost=_draft_cost_slider(draft_cost),
                       t_flop=_float_slider("t_flop", t_flop, 0.002, 0.05, 0.001, "t_flop", ".3f"))

@@ -6,6 +6,7 @@ plots can use Chinese too, and lets a ``Figure`` that ends a notebook cell show 
 """
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import logging
@@ -82,6 +83,12 @@ def register_font() -> str:
     return FONT_FAMILY
 
 
+def course_style(wide: bool = False):
+    """``with course_style():`` the course's sizes for artists added to a figure after
+    ``course_figure`` made it (a figure a slider panel updates)."""
+    return matplotlib.rc_context({**STYLE, **WIDE} if wide else STYLE)
+
+
 @contextlib.contextmanager
 def course_figure(width: float, height: float, ncols: int = 1, *, wide: bool = False):
     """``with course_figure(w, h) as (fig, ax):`` a Figure outside pyplot (nothing global to
@@ -90,7 +97,7 @@ def course_figure(width: float, height: float, ncols: int = 1, *, wide: bool = F
     ``wide=True`` uses the larger type of ``WIDE`` throughout (titles, legends, axis and tick
     labels), for side-by-side panels that a phone shrinks.
     """
-    with matplotlib.rc_context({**STYLE, **WIDE} if wide else STYLE):
+    with course_style(wide):
         fig = Figure(figsize=(width, height), dpi=DPI, facecolor="white", layout="constrained")
         axes = fig.subplots(1, ncols)
         yield fig, axes
@@ -103,16 +110,25 @@ def figure_png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
+def figure_png_base64(fig: Figure) -> str:
+    """The figure as PNG, base64-encoded ASCII text: what a notebook stores and a kernel sends."""
+    return base64.b64encode(figure_png(fig)).decode("ascii")
+
+
 def show_figures_in_notebooks() -> None:
-    """Let a Figure that ends a notebook cell display as a PNG.
+    """Let a Figure display as a PNG, whether it ends a notebook cell or is passed to display().
 
     The figures here are made without pyplot (no global state to clean up), so matplotlib's
     inline backend, which would register this, is never loaded. Only when running under IPython.
+    The formatter gives base64 text, as that backend does (IPython's print_figure(base64=True)):
+    ipykernel would encode raw bytes on either path, but Pyodide's kernel encodes them only for a
+    cell's last value and hands display()'s bytes to the browser as they are, which then shows
+    ``data:image/png;base64,[object Object]``.
     """
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython else None
     if shell is not None:
-        shell.display_formatter.formatters["image/png"].for_type(Figure, figure_png)
+        shell.display_formatter.formatters["image/png"].for_type(Figure, figure_png_base64)
 
 
 register_font()

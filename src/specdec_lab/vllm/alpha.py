@@ -92,12 +92,9 @@ def estimate_alpha(stats: SpecDecodeStats, draft_cost=None, k_max=20, significan
     """
     if not isinstance(stats, SpecDecodeStats):
         raise ValueError(f"stats 必須是 parse_metrics() 的結果（SpecDecodeStats），收到 {type(stats).__name__}")
+    if not stats.accepted_per_position:
+        raise ValueError(_no_positions_message(stats))
     k = stats.num_speculative_tokens
-    if k == 0:
-        raise ValueError(
-            "stats 沒有各位置的計數（vllm:spec_decode_num_accepted_tokens_per_pos）："
-            "沒有第 1 個位置的接受率就估不出 α。請貼完整的 /metrics"
-        )
     k_max = check.scalar_int("k_max", k_max, minimum=1, maximum=10_000)
     if not (0 < significance < 1):
         raise ValueError(f"significance 必須介於 0 與 1 之間，有效範圍 (0, 1)；收到 {significance!r}")
@@ -151,3 +148,33 @@ def _speedup_curve(method, alpha, rates, cost, k_max) -> tuple[np.ndarray, np.nd
         return positional_speedups(np.nan_to_num(rates, nan=0.0), cost)
     ks = np.arange(1, k_max + 1)
     return ks, np.asarray(speedup(alpha, ks, cost))
+
+
+def alpha_from_length(e: float, k: int) -> float:
+    """The α at which Eq. 1 gives ``e`` tokens per round with ``k`` draft tokens (bisection):
+    what α would be if every position were accepted alike. Not a measurement of α.
+
+    >>> round(alpha_from_length(float(expected_tokens(0.7, 4)), 4), 6)
+    0.7
+    """
+    lo, hi = 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if expected_tokens(mid, k) < e else (lo, mid)
+    return (lo + hi) / 2
+
+
+def _no_positions_message(stats: SpecDecodeStats) -> str:
+    """Why α cannot be measured from these counts, what they do say, and what to paste instead."""
+    what = {"log-v0": "V0 的 log 行", "request": "這些請求回應（沒有 acceptance_histogram）",
+            "bench": "這份 bench 結果（沒有各位置接受率）"}.get(stats.source, "這份輸入（沒有 vllm:spec_decode_num_accepted_tokens_per_pos）")
+    k, e = stats.num_speculative_tokens, stats.mean_acceptance_length
+    guess = ""
+    if k and stats.full_length_drafts:
+        guess = (f"若假設每個位置的接受率都一樣，由 E = {e:.3f}、k = {k} 反推 α ≈ {alpha_from_length(e, k):.3f}；"
+                 "但這個假設在這裡檢查不了（各位置不同時它會低估第 1 個位置）。")
+    return (
+        f"{what}沒有各位置的計數：量不到第 1 個位置的接受率 α，也檢查不了各位置是否一樣。"
+        f"它量得到的是平均每輪產出 E = {e:.3f}。{guess}"
+        "要量 α，請貼 V1 的 /metrics（含 vllm:spec_decode_num_accepted_tokens_per_pos）或 SpecDecoding metrics log 行"
+    )

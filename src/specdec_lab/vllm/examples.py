@@ -1,9 +1,11 @@
 """Example inputs for the "your GPU" notebook, so it runs before you have numbers of your own.
 
-The vLLM texts are in vLLM's formats but synthetic (simulated with
-tests/fixtures/vllm/make_fixtures.py, no GPU involved): replace them with your server's /metrics
-text and your own ``vllm bench serve --save-result`` files. The acceptance profiles at the end are
-made up to illustrate a shape, not measured.
+``EXAMPLE_REAL_LOG`` is real: two log lines someone posted, copied as posted (its source is
+``EXAMPLE_REAL_LOG_SOURCE``; tests/fixtures/vllm/real holds the same text). The other vLLM texts
+are in vLLM's formats but synthetic (simulated with tests/fixtures/vllm/make_fixtures.py, no GPU
+involved): replace them with your server's /metrics text and your own ``vllm bench serve
+--save-result`` files. The acceptance profiles at the end are made up to illustrate a shape, not
+measured.
 """
 
 EXAMPLE_METRICS = """\
@@ -64,3 +66,15 @@ EXAMPLE_TREE_ACCURACY = [
 """``EXAMPLE_TREE_ACCURACY[d][r]``: the chance that the draft's rank-(r+1) candidate for position
 d+1 is the target's token, given the path before it is right (made up; Medusa §2.3.3 measures
 these per head on a calibration set). For ``specdec_lab.positional``."""
+
+EXAMPLE_REAL_LOG_SOURCE = "https://github.com/noonghunna/club-3090/issues/105"
+"""Where ``EXAMPLE_REAL_LOG`` was posted: vLLM 0.20.1, Qwen3.6-27B with its MTP head, k = 6."""
+
+EXAMPLE_REAL_LOG = """\
+(APIServer pid=13026) INFO:     127.0.0.1:37582 - "POST /v1/chat/completions HTTP/1.1" 200 OK
+(APIServer pid=13026) INFO 05-08 16:25:09 [loggers.py:271] Engine 000: Avg prompt throughput: 2.5 tokens/s, Avg generation throughput: 74.7 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.4%, Prefix cache hit rate: 0.0%
+(APIServer pid=13026) INFO 05-08 16:25:09 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.87, Accepted throughput: 48.90 tokens/s, Drafted throughput: 157.19 tokens/s, Accepted: 489 tokens, Drafted: 1572 tokens, Per-position acceptance rate: 0.740, 0.473, 0.309, 0.187, 0.099, 0.057, Avg Draft acceptance rate: 31.1%
+(APIServer pid=13026) INFO 05-08 16:25:19 [loggers.py:271] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 72.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 7.8%, Prefix cache hit rate: 0.0%
+(APIServer pid=13026) INFO 05-08 16:25:19 [metrics.py:101] SpecDecoding metrics: Mean acceptance length: 2.72, Accepted throughput: 45.49 tokens/s, Drafted throughput: 158.98 tokens/s, Accepted: 455 tokens, Drafted: 1590 tokens, Per-position acceptance rate: 0.728, 0.445, 0.275, 0.151, 0.075, 0.042, Avg Draft acceptance rate: 28.6%
+"""
+"""A real paste: a server log with two "SpecDecoding metrics:" lines among the others."""

@@ -1,0 +1,87 @@
+"""Deployment as an instructor does it (README 部署): the GitHub Pages workflow is valid and runs
+the README's own commands; `make serve` listens on 127.0.0.1 unless told otherwise."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from support.site import ROOT
+
+WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def readme_command(after: str) -> str:
+    """The first ```bash block after the README line containing `after`."""
+    tail = README[README.index(after):]
+    return re.search(r"```bash\n(.*?)\n```", tail, re.S)[1].strip()
+
+
+def tool(name):
+    path = shutil.which(name, path=str(ROOT / ".venv" / "bin")) or shutil.which(name)
+    if path is None:
+        pytest.fail(f"{name} is not installed: it comes with the test extra (pip install -e '.[dev]')")
+    return path
+
+
+def test_workflow_matches_github_schema():
+    result = subprocess.run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows",
+                             str(WORKFLOW)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_finds_nothing():
+    result = subprocess.run([tool("actionlint"), "-no-color", str(WORKFLOW)], capture_output=True,
+                            text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_workflow_tests_then_publishes_the_site_built_for_its_url():
+    steps = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]["build"]["steps"]
+    runs = [step.get("run", "").strip() for step in steps]
+    test_command = readme_command("跑完整測試")
+    assert test_command in runs, f"the workflow does not run the README's test command {test_command!r}"
+    build = next(step for step in steps if step.get("run", "").strip() == "make site")
+    assert "SPECDEC_SITE_URL" in build.get("env", {}), "the site is not built for the Pages URL"
+    assert runs.index(test_command) < steps.index(build), "the site is published before the tests ran"
+    upload = next(step for step in steps if step.get("uses", "").startswith("actions/upload-pages-artifact"))
+    assert upload["with"]["path"] == "build/site"
+
+
+def test_readme_deploy_section_names_the_build_command():
+    assert "SPECDEC_SITE_URL=https://" in readme_command("## 部署"), "部署 starts with the build command"
+    assert ".github/workflows/pages.yml" in README
+
+
+@pytest.mark.parametrize("url, ok", [("", False), ("127.0.0.1:8000", False),
+                                     ("https://teacher.github.io/specdec-lab/", True),
+                                     ("http://192.0.2.7:8000/", True)])
+def test_make_site_wants_the_public_url(url, ok):
+    """A build for upload must know its URL (the 404 page under a subpath, canonical links)."""
+    env = {k: v for k, v in os.environ.items() if k != "SPECDEC_SITE_URL"}
+    env["SPECDEC_SITE_URL"] = url
+    result = subprocess.run(["make", "-s", "site-url"], cwd=ROOT, env=env, capture_output=True,
+                            text=True, timeout=30)
+    assert (result.returncode == 0) == ok, result.stderr
+    if not ok:
+        assert "SPECDEC_SITE_URL=https://" in result.stderr and "部署" in result.stderr
+
+
+def test_serve_listens_on_loopback_unless_told_otherwise(monkeypatch):
+    sys.path.insert(0, str(ROOT / "site"))
+    import serve  # site/serve.py
+
+    monkeypatch.delenv("HOST", raising=False)
+    assert serve.parse_options([]).host == "127.0.0.1"
+    assert serve.parse_options(["--host", "0.0.0.0"]).host == "0.0.0.0"
+    monkeypatch.setenv("HOST", "0.0.0.0")          # make serve HOST=0.0.0.0 passes --host; env too
+    assert serve.parse_options([]).host == "0.0.0.0"
+    server = serve.make_server(ROOT, 0, host="0.0.0.0")
+    try:
+        assert server.server_address[0] == "0.0.0.0"
+    finally:
+        server.server_close()

@@ -1,0 +1,371 @@
+"""Browser layer in Firefox: Debian's firefox-esr driven over WebDriver BiDi by npm puppeteer-core
+(tests/support/firefox.py; Playwright's Firefox needs a browser build of its own that cannot be
+fetched here), against the whole site built for and served by site/serve.py's server.
+
+Lesson text draws full-width punctuation at full width (measured), the toy and every quiz question
+answer clicks and keys, search finds the course's terms, each lab page goes live in Pyodide and runs
+every cell (the stored outputs shown before it, as the notebook file has them; every image output
+loaded after it), with no page error and no request leaving 127.0.0.1. Screenshots for people go to
+build/test-output/screenshots/firefox-*.png.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from specdec_lab import expected_tokens
+from support.firefox import FirefoxLab, firefox
+from support.lab import wait_until
+from support.lab_checks import IMAGE_OUTPUTS, STREAM_TEXTS, broken_images, stream_texts_of
+from support.server import serve_site
+from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
+from test_site_browser import SEEDED_RANDOM, check_round, rounds_drawn, toy_round
+
+pytestmark = pytest.mark.browser
+
+SHOTS = ROOT / "build" / "test-output" / "screenshots"
+LABELS = ["A", "B", "C", "D"]
+LAB_PAGES = {"lesson1": ("", "lesson1.ipynb"), "lossless": ("lossless-lab/", "lossless.ipynb"),
+             "your-gpu": ("your-gpu/", "your_gpu.ipynb")}
+
+# the width of the first of each full-width punctuation mark in running text (headings, paragraphs,
+# lists, tables; not code or formulas) under `selector` (in the lab's frame if inFrame), measured with
+# a Range, in ems of its font: {"， text": {width, size, em, context}, "： heading": ...}
+PUNCTUATION_WIDTHS = """([selector, marks, inFrame]) => {
+  const doc = inFrame ? document.querySelector('.sd-lab__frame').contentDocument : document;
+  const root = doc.querySelector(selector);
+  if (!root) return null;
+  const skip = 'pre, code, math, script, style, .headerlink, .sd-visually-hidden, .cm-editor'
+               + (root.closest('.sd-lab') ? '' : ', .sd-lab');
+  const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT, {acceptNode: (n) =>
+      n.parentElement.closest(skip) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  const found = {};
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const where = node.parentElement.closest('h1, h2, h3, p, li, td, th');
+    const tag = where ? where.tagName.toLowerCase() : 'other';
+    for (const mark of marks) {
+      const key = mark + ' ' + (tag === 'h1' || tag === 'h2' || tag === 'h3' ? 'heading' : 'text');
+      const i = node.textContent.indexOf(mark);
+      if (i < 0 || found[key]) continue;
+      const range = doc.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const size = parseFloat(getComputedStyle(node.parentElement).fontSize);
+      const width = range.getBoundingClientRect().width;
+      found[key] = {width, size, em: width / size,
+                    context: node.textContent.slice(Math.max(0, i - 6), i + 6)};
+    }
+  }
+  return found;
+}"""
+MARKS = ["，", "。", "：", "「", "」", "、"]
+# the notebook's static preview is in the lesson page for a few seconds only: measured the moment
+# it is put in
+MEASURE_PREVIEW = """new MutationObserver((_, observer) => {
+  if (!document.querySelector('.sd-lab__preview .sd-nb')) return;
+  observer.disconnect();
+  window.__previewPunctuation = (%s)(['.sd-lab__preview', %s, false]);
+}).observe(document, {childList: true, subtree: true});""" % (PUNCTUATION_WIDTHS, json.dumps(MARKS))
+
+
+def not_one_em(widths: dict) -> dict:
+    """The measured marks that are not about 1 em wide: (width px, font px, text around it)."""
+    return {key: (round(w["width"], 1), w["size"], w["context"]) for key, w in widths.items()
+            if not 0.9 <= w["em"] <= 1.1}
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("firefox")
+    (folder / "site").mkdir()
+    with serve_site(folder / "site") as url:
+        build_site(folder, site_url=url)      # built for the server's own URL, as a deployment is
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with firefox(ROOT / "build" / "test-output" / "firefox-driver.log") as instance:
+        yield instance
+
+
+@pytest.fixture
+def open_page(browser, base_url):
+    """open_page(path="", width=1440, seed=None) -> a Firefox page that has loaded; after the test,
+    asserts that no script error happened in it and no request left 127.0.0.1."""
+    opened = []
+
+    def open_(path="", width=1440, height=900, seed=None, init=()):
+        init = list(init) + ([SEEDED_RANDOM % seed] if seed is not None else [])
+        page = browser.open(base_url + path, width=width, height=height, init=init)
+        opened.append(page)
+        return page
+
+    yield open_
+    for page in opened:
+        page.close()
+        assert page.log()["errors"] == [], f"script errors: {page.log()['errors']}"
+    assert browser.outside == [], f"requests left 127.0.0.1: {browser.outside}"
+
+
+def mounted(page):
+    wait_until(lambda: page.evaluate("() => !!document.querySelector('.sd-toy .sd-toy__box')"
+                                     " && !!document.querySelector('.sd-quiz--live')"), 30,
+               what="toy and quiz mounted")
+
+
+# --------------------------------------------------------------------------- lesson text
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_full_width_punctuation_is_drawn_full_width(open_page, width):
+    """A ， or 。 in Chinese text takes a full em, as the ideographs beside it do (with the theme's
+    font-feature-settings "kern", "liga" on CJK text Firefox drew them half-width): in the lesson,
+    and in the notebook's static preview beside it (on a phone once the lab is opened)."""
+    page = open_page("", width=width, height=900 if width > 500 else 844, init=[MEASURE_PREVIEW])
+    if width < 500:
+        page.click(".sd-lab-open")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(SHOTS / f"firefox-lesson1-top-{width}.png")
+    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", MARKS, False])
+    assert {"， text", "。 text", "： heading", "： text", "「 text", "、 text"} <= set(widths), sorted(widths)
+    preview = wait_until(lambda: page.evaluate("() => window.__previewPunctuation"), 60,
+                         what="the notebook preview measured")
+    assert {"， text", "。 text", "： text"} <= set(preview), sorted(preview)
+    assert (not_one_em(widths), not_one_em(preview)) == ({}, {}), \
+        "full-width punctuation not 1 em wide (lesson, preview: width px, font px, text)"
+    ideographs = page.evaluate("""() => { const s = document.createElement('span');
+        s.textContent = '投機解碼投機解碼'; s.style.fontSize = '20px';
+        document.querySelector('.md-typeset').append(s);
+        const w = s.getBoundingClientRect().width; s.remove(); return w; }""")
+    assert 150 <= ideographs <= 170            # a CJK font: eight ideographs, eight ems
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+
+
+# --------------------------------------------------------------------------- toy and quiz
+
+def test_toy_answers_clicks(open_page):
+    page = open_page("", seed=7)
+    mounted(page)
+    before = rounds_drawn(page)
+    seen = set()
+    for i in range(1, 21):
+        page.click(".sd-toy .sd-toy__draw")
+        r = toy_round(page)
+        check_round(r)
+        seen.add(r["produced"])
+        assert rounds_drawn(page) == before + i
+        assert f"這一輪共 {r['produced']} 個字" in r["status"]
+    assert len(seen) >= 3, "20 seeded rounds at α=0.7 should show several different yields"
+    page.click(".sd-toy .sd-toy__many")
+    assert rounds_drawn(page) == before + 120
+    page.evaluate("() => document.querySelector('.sd-toy').scrollIntoView()")
+    page.screenshot(SHOTS / "firefox-toy.png")
+
+
+def test_toy_answers_keys(open_page):
+    # (at phone width: the lab loads only when asked, so it cannot take the focus; see
+    # test_the_lab_leaves_the_keyboard_focus_in_the_lesson)
+    page = open_page("", width=390, height=844, seed=11)
+    mounted(page)
+    page.focus(".sd-toy .sd-toy__draw")
+    before = rounds_drawn(page)
+    page.press("Enter")
+    page.press(" ")
+    assert rounds_drawn(page) == before + 2
+    check_round(toy_round(page))
+    page.focus(".sd-toy .sd-toy__slider")
+    page.press("ArrowRight")
+    assert page.evaluate("() => document.querySelector('.sd-toy__slider').value") == "0.75"
+    assert "還沒抽" in toy_round(page)["tally"]
+    assert f"= {expected_tokens(0.75, 5):.2f}" in toy_round(page)["tally"]
+    page.press("End")                                      # α = 1: every guess is accepted
+    page.focus(".sd-toy .sd-toy__draw")
+    page.press("Enter")
+    r = toy_round(page)
+    assert r["states"] == ["accept"] * 5 and r["produced"] == 6 and r["plus"] == "bonus"
+    page.focus(".sd-toy .sd-toy__slider")
+    page.press("Home")                                     # α = 0: the first guess is rejected
+    page.focus(".sd-toy .sd-toy__draw")
+    page.press(" ")
+    r = toy_round(page)
+    assert r["states"] == ["reject"] + ["discard"] * 4 and r["produced"] == 1
+
+
+QUIZ_STATE = """(n) => { const q = document.getElementById('sd-quiz-' + n);
+  const f = q.querySelector('.sd-quiz__feedback');
+  return {feedback: f.dataset.state || '', text: f.textContent.replace(/\\s+/g, ''),
+          role: f.getAttribute('role'), live: f.getAttribute('aria-live'),
+          options: Object.fromEntries([...q.querySelectorAll('.sd-quiz__option')].map(
+            (o) => [o.dataset.label, o.dataset.state || ''])),
+          focused: document.activeElement.closest('.sd-quiz__option')
+                   ? document.activeElement.closest('.sd-quiz__option').dataset.label : null}; }"""
+
+
+def answered(page, number: int, label: str) -> dict:
+    """The question's state once the feedback for `label` is written (the quiz writes it a moment
+    after the click)."""
+    return wait_until(lambda: (lambda s: s if s["options"][label] and s["text"] else None)(
+        page.evaluate(QUIZ_STATE, number)), 10, what=f"feedback of Q{number} {label}")
+
+
+def option(number: int, label: str) -> str:
+    return f'#sd-quiz-{number} .sd-quiz__option[data-label="{label}"] .sd-quiz__button'
+
+
+@pytest.mark.parametrize("number", range(1, len(LESSON1_QUIZ_ANSWERS) + 1))
+def test_quiz_question_answers_clicks(open_page, number):
+    page = open_page("")
+    mounted(page)
+    right = LESSON1_QUIZ_ANSWERS[number - 1]
+    wrong = next(label for label in LABELS if label != right)
+    page.click(option(number, wrong))
+    state = answered(page, number, wrong)
+    assert state["feedback"] == "wrong" and "✗不對" in state["text"] and state["options"][wrong] == "wrong"
+    assert (state["role"], state["live"]) == ("status", "polite")
+    page.click(option(number, right))
+    state = answered(page, number, right)
+    assert state["feedback"] == "right" and "✓答對了" in state["text"] and state["options"][right] == "right"
+    if number == 1:
+        page.evaluate("() => document.getElementById('sd-quiz-1').scrollIntoView()")
+        page.screenshot(SHOTS / "firefox-quiz-q1-answered.png")
+    page.click(f"#sd-quiz-{number} .sd-quiz__retry")
+    assert page.evaluate(QUIZ_STATE, number)["options"] == {label: "" for label in LABELS}
+
+
+def test_quiz_answers_keys(open_page):
+    page = open_page("", width=390, height=844)           # (as test_toy_answers_keys)
+    mounted(page)
+    number, right = 3, LESSON1_QUIZ_ANSWERS[2]
+    wrong = next(label for label in LABELS if label != right)
+    for label, key in [(wrong, " "), (right, "Enter")]:
+        page.focus(option(number, "A"))
+        for _ in range(LABELS.index(label)):
+            page.press("Tab")
+        assert page.evaluate(QUIZ_STATE, number)["focused"] == label
+        page.press(key)
+        state = answered(page, number, label)
+        assert state["options"][label] == ("right" if label == right else "wrong"), (label, state)
+    assert page.evaluate(QUIZ_STATE, number)["feedback"] == "right"
+    score = page.evaluate("() => document.querySelector('.sd-quiz-score').textContent")
+    assert f"已作答 1 / {len(LESSON1_QUIZ_ANSWERS)} 題" in score
+
+
+def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
+    """A learner who is using the keyboard in the lesson keeps the focus while the lab beside it
+    loads (JupyterLab focuses its notebook as it appears; Chromium does the same)."""
+    lab = FirefoxLab.open(browser, base_url)
+    try:
+        lab.page.focus(option(1, "A"))
+        lab.wait_for("kernelReady")
+        focused = lab.page.evaluate("() => `${document.activeElement.tagName}.${document.activeElement.className}`")
+        assert "sd-quiz__button" in focused, f"the focus moved to {focused}"
+    finally:
+        lab.close()
+
+
+def test_search_finds_the_course_terms(open_page, base_url):
+    page = open_page("")
+    wait_until(lambda: page.evaluate("() => window.document$ !== undefined"), 30, what="Material's bundle")
+    page.click(".md-search__input")
+    page.type("接受率")
+    page.press("End")                         # Material reads the query on keyup
+    found = wait_until(lambda: page.evaluate(
+        "() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href)"), 30,
+        what="search results for 接受率")
+    found = {re.sub(r"[?#].*$", "", href) for href in found}
+    assert {base_url, base_url + "knowledge-card/"} <= found, sorted(found)
+    page.screenshot(SHOTS / "firefox-search-接受率.png")
+
+
+def test_knowledge_card_and_phone_width(open_page):
+    page = open_page("knowledge-card/", width=390, height=844)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    page.screenshot(SHOTS / "firefox-knowledge-card-390.png", full_page=True)
+
+
+# --------------------------------------------------------------------------- the lab
+
+@pytest.fixture(scope="module", params=list(LAB_PAGES), ids=list(LAB_PAGES))
+def lab_run(request, browser, base_url):
+    """A lab page: the stored outputs as shown before Python runs, then Run all in Pyodide."""
+    path, notebook = LAB_PAGES[request.param]
+    lab = FirefoxLab.open(browser, base_url + path)
+    try:
+        lab.wait_for("notebookShown")
+        shown_path = lab.in_app("return nb.context.path;")
+        # the first Markdown cell with a ， on screen (JupyterLab draws only the cells near the view)
+        lab.in_app("""for (let i = 0; i < nb.model.cells.length; i++) {
+                        const c = nb.model.cells.get(i);
+                        if (c.type === 'markdown' && c.sharedModel.getSource().includes('，'))
+                          return nb.content.scrollToItem(i, 'start').then(() => i, () => i); }
+                      return -1;""")
+        wait_until(lambda: lab.in_app("return [...win.document.querySelectorAll('.jp-RenderedMarkdown')]"
+                                      ".some((m) => m.textContent.includes('，'));"), 20,
+                   what="a Markdown cell with ， drawn")
+        punctuation = lab.page.evaluate(PUNCTUATION_WIDTHS, [".jp-Notebook", MARKS, True])
+        stored = lab.page.evaluate(STREAM_TEXTS, timeout=120)
+        lab.page.screenshot(SHOTS / f"firefox-lab-{request.param}-stored.png")
+        lab.run_all()
+        ran = lab.wait_all_run(timeout=400)
+        images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
+        lab.page.screenshot(SHOTS / f"firefox-lab-{request.param}-ran.png")
+        yield dict(lab=lab, notebook=notebook, shown_path=shown_path, stored=stored, ran=ran,
+                   images=images, punctuation=punctuation)
+    finally:
+        lab.close()
+
+
+def test_the_lab_goes_live_and_runs_every_cell(lab_run, browser):
+    ran = lab_run["ran"]
+    assert lab_run["shown_path"] == lab_run["notebook"]
+    assert ran["dialogs"] == 0
+    cells = [c for c in ran["cells"] if c["type"] == "code" and c["source"].strip()]
+    errors = [(c["source"][:60], o.get("ename"), o.get("evalue"))
+              for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+    assert errors == []
+    assert sorted(c["count"] for c in cells) == list(range(1, len(cells) + 1))
+    assert [e["stage"] for e in lab_run["lab"].events()][-1] == "ready"
+    assert lab_run["lab"].errors == []
+    assert browser.outside == []
+
+
+def test_the_live_notebook_draws_full_width_punctuation(lab_run):
+    widths = lab_run["punctuation"]
+    assert {"， text", "。 text"} <= set(widths), sorted(widths)
+    assert not_one_em(widths) == {}
+
+
+def test_every_image_output_has_loaded_after_run_all(lab_run):
+    assert lab_run["images"], "no image output after Run all"
+    assert broken_images(lab_run["images"]) == []
+
+
+def test_stored_outputs_show_the_notebooks_text_before_python_runs(lab_run):
+    notebook = json.loads((ROOT / "notebooks" / lab_run["notebook"]).read_text(encoding="utf-8"))
+    expected = stream_texts_of(notebook)
+    shown = {c["cell"]: c.get("text", "") for c in lab_run["stored"]}
+    assert set(shown) == set(expected)
+    differ = {i: (shown[i][:120], expected[i][:120]) for i in expected
+              if shown[i].rstrip("\n") != expected[i].rstrip("\n")}
+    assert differ == {}, f"shown vs stored: {differ}"
+
+
+def test_the_request_guard_can_fail(browser, base_url):
+    """The guard itself: a page's requests to other hosts, and a worker's, are stopped and listed."""
+    page = browser.open(base_url + "knowledge-card/")
+    try:
+        before = len(browser.outside)
+        page.evaluate("""() => {
+          fetch('http://example.com/from-the-page').catch(() => null);
+          const code = "fetch('https://example.org/from-a-worker').catch(() => null)";
+          new Worker(URL.createObjectURL(new Blob([code], {type: 'text/javascript'})));
+          return true; }""")
+        seen = wait_until(lambda: (lambda o: o if len(o) >= before + 2 else None)(browser.outside[before:]),
+                          30, what="two requests to other hosts recorded")
+        assert any("example.com" in s for s in seen) and any("example.org" in s for s in seen), seen
+    finally:
+        page.close()
+        browser.pages.remove(page)      # (the other tests assert the list stays empty)
+        browser.proxy.seen.clear()
