@@ -22,6 +22,10 @@ Playwright call that never returns: benchmarks/bounded.py) or that takes over --
 all, says where it was stuck, and retries it once with a fresh profile. The table says how many
 visits were retried or failed; medians are over the visits that completed. Exit status 1 if any
 visit failed twice.
+
+Then the slider latency of every build but the stock one (benchmarks/slider_latency.py: every
+slider figure of every lab page, --slider-steps arrow-key steps each, median and max seconds until
+the redrawn figure is on screen), bounded the same way.
 """
 from __future__ import annotations
 
@@ -235,9 +239,25 @@ def one_visit(name: str, url: str, profile: str, bound: float) -> dict:
     return {"cold": cold, "reload": reload, "bytes": bytes_cold, "outside": outside}
 
 
+SLIDER_BOUND = 900     # seconds for benchmarks/slider_latency.py's visits of every lab page
+
+
+def slider_visit(url: str, steps: int) -> list[dict]:
+    """In the child process: benchmarks/slider_latency.py's rows for the site at `url` (every lab
+    page in a fresh profile of its own, every slider figure, `steps` steps each)."""
+    import slider_latency
+    from playwright.sync_api import sync_playwright
+    step("slider latency, every lab page", SLIDER_BOUND)
+    with sync_playwright() as playwright:
+        return slider_latency.measure_site(playwright, url, steps=steps)
+
+
 def child_main(args) -> int:
     """--visit: one visit, reported to the parent on stdout (benchmarks/bounded.py)."""
     try:
+        if args.visit == "sliders":
+            report(result=slider_visit(args.url, args.slider_steps))
+            return 0
         report(result=one_visit(args.visit, args.url, args.profile, args.step_timeout))
     except Exception as error:   # a wait's own timeout, a crashed page, …: the parent retries
         report(error=f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:300]}")
@@ -245,16 +265,17 @@ def child_main(args) -> int:
     return 0
 
 
-def visit(name: str, url: str, args) -> tuple[dict | None, list[str]]:
-    """One visit (cold, then reload) in a child process with every step bounded; a visit that
-    fails or gets stuck is retried once with a fresh browser profile. Returns (the visit's result
-    or None, what went wrong on the way)."""
+def visit(name: str, url: str, args, kind: str | None = None) -> tuple[dict | None, list[str]]:
+    """One visit (cold, then reload; kind "sliders": the slider latency) in a child process with
+    every step bounded; a visit that fails or gets stuck is retried once with a fresh browser
+    profile. Returns (the visit's result or None, what went wrong on the way)."""
     notes = []
+    bound = SLIDER_BOUND + 60 if kind == "sliders" else args.visit_timeout
     for attempt in (1, 2):
         with tempfile.TemporaryDirectory(prefix="specdec-profile-", ignore_cleanup_errors=True) as profile:
-            argv = [sys.executable, __file__, "--visit", name, "--url", url, "--profile", profile,
-                    "--step-timeout", str(args.step_timeout)]
-            outcome = run_bounded(argv, Path(profile), visit_bound=args.visit_timeout)
+            argv = [sys.executable, __file__, "--visit", kind or name, "--url", url, "--profile", profile,
+                    "--step-timeout", str(args.step_timeout), "--slider-steps", str(args.slider_steps)]
+            outcome = run_bounded(argv, Path(profile), visit_bound=bound)
         if outcome.result is not None:
             return outcome.result, notes
         seen = f" (saw: {'; '.join(outcome.events[:3])})" if outcome.events else ""
@@ -281,6 +302,8 @@ def main() -> int:
                         help="seconds any one step of a visit may take (default 120)")
     parser.add_argument("--visit-timeout", type=float, default=480,
                         help="seconds a whole visit, cold and reload, may take (default 480)")
+    parser.add_argument("--slider-steps", type=int, default=10,
+                        help="arrow-key steps per slider figure (benchmarks/slider_latency.py); 0: none")
     parser.add_argument("--visit", help=argparse.SUPPRESS)      # the child process: one visit
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--profile", help=argparse.SUPPRESS)
@@ -333,12 +356,6 @@ def main() -> int:
             rows = results[name][mode]
             print(f"{name + ' ' + mode:16}" + "".join(f"{med(rows, c):10.1f}" for c in COLUMNS)
                   + f"{len(rows):4d}")
-    print(f"visits: {visits} ({args.runs} runs × {len(sites)} sites), retried: {len(retried)}, "
-          f"failed after a retry: {len(failed)}")
-    for note in retried:
-        print(f"  retried {note}")
-    for note in failed:
-        print(f"  FAILED  {note}")
     if "stock" in sites and results["stock"]["cold"]:
         print("\nfirst live output, ratio to stock (goal: cold ≤ 0.50, reload ≤ 0.25):")
         for name in sites:
@@ -349,6 +366,29 @@ def main() -> int:
             paired = [f"{mode} {statistics.median(o['output'] / s['output'] for o, s in zip(results[name][mode], results['stock'][mode])):.2f}"
                       for mode in ("cold", "reload")] if len(results[name]["cold"]) == len(results["stock"]["cold"]) else ["n/a (a run failed)"]
             print(f"  {name}: " + ", ".join(ratios) + "   (median of each run's own ratio: " + ", ".join(paired) + ")")
+    if args.slider_steps:
+        import slider_latency
+        sliders = {}
+        for name, folder in sites.items():
+            if name == "stock":
+                continue
+            with serve_site(Path(str(folder).partition("#")[0])) as base:
+                rows, notes = visit(name, base, args, kind="sliders")
+            visits += 1
+            if notes:
+                retried.append(f"{name} sliders: {notes[0]}")
+            if rows is None:
+                failed.append(f"{name} sliders: {notes[-1]}")
+            else:
+                sliders[name] = rows
+        slider_latency.print_rows(sliders, args.slider_steps)
+    print(f"visits: {visits} ({args.runs} runs × {len(sites)} sites"
+          + (", and the sliders of each build" if args.slider_steps else "")
+          + f"), retried: {len(retried)}, failed after a retry: {len(failed)}")
+    for note in retried:
+        print(f"  retried {note}")
+    for note in failed:
+        print(f"  FAILED  {note}")
     print("\nbytes received on a cold visit (until every cell has run), and on disk:")
     for name, folder in sites.items():
         folder = Path(str(folder).partition("#")[0])
