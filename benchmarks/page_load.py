@@ -15,10 +15,23 @@ and the bytes the browser received for the lesson page alone and for the whole v
 The stock recipe (../shared/reference/jupyterlite-offline: JupyterLite defaults, the same Pyodide,
 `import numpy, matplotlib` as its first output) is built into build/bench/stock and measured in the
 same run, runs interleaved; the ratios are ours / stock. Medians of --runs. Prints, asserts nothing.
+
+Every visit (cold, then reload, one fresh profile) runs in a child process in which every step
+waits at most --step-timeout seconds; the parent stops a visit whose step runs past that (a
+Playwright call that never returns: benchmarks/bounded.py) or that takes over --visit-timeout in
+all, says where it was stuck, and retries it once with a fresh profile. The table says how many
+visits were retried or failed; medians are over the visits that completed. Exit status 1 if any
+visit failed twice.
+
+Then the slider latency of every build but the stock one (benchmarks/slider_latency.py: every
+slider figure of every lab page, --slider-steps arrow-key steps each, median and max seconds until
+the redrawn figure is on screen), bounded the same way.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
+import inspect
 import json
 import shutil
 import statistics
@@ -34,9 +47,11 @@ sys.path.insert(0, str(ROOT / "site"))
 from support.lab import SITE, LabPage, serve_site, wait_until  # noqa: E402
 from support.server import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 from lab import build_lab  # noqa: E402  (site/lab)
+from bounded import report, run_bounded, step  # noqa: E402  (benchmarks/bounded.py)
 
 STOCK = ROOT / "build" / "bench" / "stock"
 COLUMNS = ["toy", "preview", "notebook", "kernel", "output", "all"]
+NAN = float("nan")
 
 # the stock recipe ------------------------------------------------------------------------------------
 
@@ -65,6 +80,10 @@ def build_stock(out: Path = STOCK) -> Path:
     trimmed Pyodide (nothing added to its lock), comm in pypi/, default apps."""
     from lab import fetch, pyodide_dist
     cfg = build_lab.load_config()
+    # stock jupyterlite-pyodide-kernel installs jedi as its kernel starts, with PyPI off: a Pyodide
+    # without it (the course's, runtime.toml [kernel] not_loaded) leaves the stock kernel 'unknown'
+    cfg["packages"]["kernel"] = cfg["packages"]["kernel"] + ["jedi"]
+    cfg["kernel"] = dict(cfg["kernel"], not_loaded=[])
     with tempfile.TemporaryDirectory(prefix="stock-lite-") as tmp:
         lite = Path(tmp)
         (lite / "files").mkdir()
@@ -81,7 +100,27 @@ def build_stock(out: Path = STOCK) -> Path:
         subprocess.run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(lite),
                         "--output-dir", str(out), "--no-sourcemaps"], cwd=lite, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (out / STOCK_STAMP).write_text(stock_recipe_digest())
     return out
+
+
+STOCK_STAMP = ".recipe-sha256"
+
+
+def stock_recipe_digest() -> str:
+    """What the stock build is made from: this recipe, runtime.toml, the JupyterLite versions.
+    (A stock build left from an older recipe is rebuilt: one made before the course stopped
+    shipping jedi kept working, a fresh one of the same recipe did not.)"""
+    from importlib.metadata import version
+    parts = [inspect.getsource(build_stock), json.dumps([STOCK_NOTEBOOK, STOCK_CONFIG]),
+             (ROOT / "site" / "lab" / "runtime.toml").read_text(encoding="utf-8"),
+             version("jupyterlite-core"), version("jupyterlite-pyodide-kernel")]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def stock_is_stale(out: Path = STOCK) -> bool:
+    stamp = out / STOCK_STAMP
+    return not stamp.exists() or stamp.read_text() != stock_recipe_digest()
 
 
 STOCK_STATE = """() => {
@@ -91,47 +130,80 @@ STOCK_STATE = """() => {
   return {kernel: k ? k.status : null, cells: w.model.cells.length,
           out1: w.model.cells.get(1).outputs.length, out2: w.model.cells.get(2).outputs.length};
 }"""
+# Run all, not waited for: the command's promise settles only when every cell has run, and never
+# if the kernel never starts; page.evaluate would wait for it with no timeout.
+STOCK_RUN_ALL = "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return true; }"
 
 
-def measure_stock(page, url: str) -> dict:
+def measure_stock(page, url: str, bound: float) -> dict:
     """The reference's way: open the notebook page, wait for the kernel object (Run before it
     exists would open 'Select Kernel'), Run all, time the first output."""
     t0 = time.time()
-    page.goto(url)
-    state = lambda: page.evaluate(STOCK_STATE)  # noqa: E731
-    wait_until(lambda: (state() or {}).get("cells"), 120, what="stock notebook")
+    page.goto(url, timeout=bound * 1000)
+    state = lambda: page.evaluate(STOCK_STATE) or {}  # noqa: E731
+    wait_until(lambda: state().get("cells"), step("stock notebook", bound), what="stock notebook")
     notebook = time.time() - t0
-    wait_until(lambda: (state() or {}).get("kernel"), 120, what="stock kernel object")
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-    wait_until(lambda: (state() or {}).get("out1"), 240, step=0.05, what="stock first output")
+    wait_until(lambda: state().get("kernel"), step("stock kernel object", bound), what="stock kernel object")
+    page.evaluate(STOCK_RUN_ALL)
+    wait_until(lambda: state().get("out1"), step("stock first output", bound), step=0.05,
+               what=f"stock first output (kernel {state().get('kernel')})")
     output = time.time() - t0
-    wait_until(lambda: (state() or {}).get("out2"), 240, what="stock plot")
-    return {"toy": float("nan"), "preview": float("nan"), "notebook": notebook, "kernel": float("nan"),
-            "output": output,
+    wait_until(lambda: state().get("out2"), step("stock plot", bound), what="stock plot")
+    return {"toy": NAN, "preview": NAN, "notebook": notebook, "kernel": NAN, "output": output,
             "all": time.time() - t0}
 
 
 # ours -------------------------------------------------------------------------------------------------
 
-def measure_lesson(lab: LabPage) -> dict:
-    toy = lab.widgets_mounted()
+def measure_lesson(lab: LabPage, bound: float) -> dict:
+    toy = lab.widgets_mounted(step("toy and quiz mounted", bound))
     has_preview = lab.page.evaluate("() => !!document.querySelector('.sd-lab[data-preview]')")
-    preview = lab.preview_shown() if has_preview else float("nan")    # (an older build: none)
-    lab.run_all(early=True)
-    notebook = lab.wait_for("notebookShown")
-    output = lab.first_output()
-    kernel = lab.wait_for("stage", "ready")
-    lab.wait_all_run()
+    preview = lab.preview_shown(step("notebook preview", bound)) if has_preview else NAN  # (an older build: none)
+    lab.run_all(early=True, timeout=step("Run all pressed in the lab", bound))
+    notebook = lab.wait_for("notebookShown", timeout=step("live notebook shown", bound))
+    output = lab.first_output(step("first live output", bound))
+    kernel = lab.wait_for("stage", "ready", timeout=step("kernel ready", bound))
+    lab.wait_all_run(step("every cell run", bound))
     return {"toy": toy, "preview": preview, "notebook": notebook, "kernel": kernel, "output": output,
             "all": time.time() - lab.navigation_start()}
 
 
-def one_visit(playwright, name: str, url: str) -> tuple[dict, dict, dict]:
-    """(cold, reload, bytes) for one fresh profile."""
-    with tempfile.TemporaryDirectory(prefix="specdec-profile-") as profile:
+def watch(page) -> None:
+    """Tell the parent about a dialog, a crash, an error on a page's console (its workers' too).
+    A dialog is answered (with a listener, Playwright no longer does it): 'leave' to the notebook's
+    unsaved-changes question on reload, dismissed otherwise."""
+    def on_dialog(dialog):
+        report(event=f"dialog {dialog.type}: {dialog.message[:80]}")
+        dialog.accept() if dialog.type == "beforeunload" else dialog.dismiss()
+    seen = {"console": 0}
+
+    def on_console(message):    # (a failed request's console line has no URL: on_response says it)
+        if (message.type == "error" and seen["console"] < 10
+                and not message.text.startswith("Failed to load resource")):
+            seen["console"] += 1
+            report(event=f"console error: {message.text[:200]}")
+
+    def on_response(response):
+        if response.status >= 400 and not response.url.endswith("/favicon.ico"):
+            report(event=f"HTTP {response.status} {response.url}")
+    page.on("dialog", on_dialog)
+    page.on("crash", lambda _: report(event="the page crashed"))
+    page.on("pageerror", lambda error: report(event=f"page error: {str(error)[:200]}"))
+    page.on("console", on_console)
+    page.on("response", on_response)
+
+
+def one_visit(name: str, url: str, profile: str, bound: float) -> dict:
+    """In the child process: (cold, reload, bytes) for one fresh profile."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
         context = playwright.chromium.launch_persistent_context(
             profile, executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True,
-            viewport={"width": 1440, "height": 900})
+            viewport={"width": 1440, "height": 900}, timeout=bound * 1000)
+        context.set_default_timeout(bound * 1000)      # goto, reload, clicks: Playwright's own bound
+        context.on("page", watch)
+        for page in context.pages:
+            watch(page)
         received = {"lesson": 0, "lab": 0}
 
         def count(request):
@@ -145,23 +217,72 @@ def one_visit(playwright, name: str, url: str) -> tuple[dict, dict, dict]:
                 return
             received[part] += sizes["responseBodySize"] + sizes["responseHeadersSize"]
         context.on("requestfinished", count)
+        outside = []
         try:
             if name == "stock":
                 page = context.pages[0] if context.pages else context.new_page()
-                cold = measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb")
+                cold = measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb", bound)
                 bytes_cold = dict(received)
-                reload = measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb")
-                return cold, reload, bytes_cold
-            lab = LabPage.open(context, url)
-            cold = measure_lesson(lab)
-            bytes_cold = dict(received)
-            lab.reload()
-            reload = measure_lesson(lab)
-            if lab.outside:
-                print(f"  ! {len(lab.outside)} requests left 127.0.0.1: {lab.outside[:3]}")
-            return cold, reload, bytes_cold
+                reload = measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb", bound)
+            else:
+                step("lesson page loaded", bound)
+                lab = LabPage.open(context, url)
+                cold = measure_lesson(lab, bound)
+                bytes_cold = dict(received)
+                step("lesson page reloaded", bound)
+                lab.reload()
+                reload = measure_lesson(lab, bound)
+                outside = lab.outside
+            step("closing the browser", bound)
         finally:
             context.close()
+    return {"cold": cold, "reload": reload, "bytes": bytes_cold, "outside": outside}
+
+
+SLIDER_BOUND = 900     # seconds for benchmarks/slider_latency.py's visits of every lab page
+
+
+def slider_visit(url: str, steps: int) -> list[dict]:
+    """In the child process: benchmarks/slider_latency.py's rows for the site at `url` (every lab
+    page in a fresh profile of its own, every slider figure, `steps` steps each)."""
+    import slider_latency
+    from playwright.sync_api import sync_playwright
+    step("slider latency, every lab page", SLIDER_BOUND)
+    with sync_playwright() as playwright:
+        return slider_latency.measure_site(playwright, url, steps=steps)
+
+
+def child_main(args) -> int:
+    """--visit: one visit, reported to the parent on stdout (benchmarks/bounded.py)."""
+    try:
+        if args.visit == "sliders":
+            report(result=slider_visit(args.url, args.slider_steps))
+            return 0
+        report(result=one_visit(args.visit, args.url, args.profile, args.step_timeout))
+    except Exception as error:   # a wait's own timeout, a crashed page, …: the parent retries
+        report(error=f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:300]}")
+        return 1
+    return 0
+
+
+def visit(name: str, url: str, args, kind: str | None = None) -> tuple[dict | None, list[str]]:
+    """One visit (cold, then reload; kind "sliders": the slider latency) in a child process with
+    every step bounded; a visit that fails or gets stuck is retried once with a fresh browser
+    profile. Returns (the visit's result or None, what went wrong on the way)."""
+    notes = []
+    bound = SLIDER_BOUND + 60 if kind == "sliders" else args.visit_timeout
+    for attempt in (1, 2):
+        with tempfile.TemporaryDirectory(prefix="specdec-profile-", ignore_cleanup_errors=True) as profile:
+            argv = [sys.executable, __file__, "--visit", kind or name, "--url", url, "--profile", profile,
+                    "--step-timeout", str(args.step_timeout), "--slider-steps", str(args.slider_steps)]
+            outcome = run_bounded(argv, Path(profile), visit_bound=bound)
+        if outcome.result is not None:
+            return outcome.result, notes
+        seen = f" (saw: {'; '.join(outcome.events[:3])})" if outcome.events else ""
+        notes.append(f"attempt {attempt} {outcome.failure}{seen}")
+        print(f"  ! {name}: attempt {attempt} {outcome.failure}{seen}"
+              + ("; retrying with a fresh profile" if attempt == 1 else "; given up"), flush=True)
+    return None, notes
 
 
 def folder_mb(path: Path) -> float:
@@ -177,42 +298,65 @@ def main() -> int:
                              "NAME=SITE_FOLDER#nocache serves it with every file revalidated, "
                              "#nogzip without compression (flags join with commas)")
     parser.add_argument("--no-stock", action="store_true")
+    parser.add_argument("--step-timeout", type=float, default=120,
+                        help="seconds any one step of a visit may take (default 120)")
+    parser.add_argument("--visit-timeout", type=float, default=480,
+                        help="seconds a whole visit, cold and reload, may take (default 480)")
+    parser.add_argument("--slider-steps", type=int, default=10,
+                        help="arrow-key steps per slider figure (benchmarks/slider_latency.py); 0: none")
+    parser.add_argument("--visit", help=argparse.SUPPRESS)      # the child process: one visit
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--profile", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
+    if args.visit:
+        return child_main(args)
 
     sites = {"course": args.site}
     for spec in args.variant:
         name, _, folder = spec.partition("=")
         sites[name] = Path(folder)
     if not args.no_stock:
-        if not (STOCK / "index.html").exists():
+        if stock_is_stale():
             print("building the stock recipe into build/bench/stock …", flush=True)
             build_stock()
         sites["stock"] = STOCK
     results = {name: {"cold": [], "reload": [], "bytes": []} for name in sites}
-    with sync_playwright() as playwright:
-        for run in range(args.runs):
-            order = list(sites.items())
-            order = order[run % len(order):] + order[:run % len(order)]   # each site takes each slot
-            for name, folder in order:
-                folder, _, flags = str(folder).partition("#")
-                folder, flags = Path(folder), flags.split(",")
-                with serve_site(folder, cache_hashed="nocache" not in flags,
-                                compress="nogzip" not in flags) as base:
-                    cold, reload, received = one_visit(playwright, name, base)
-                results[name]["cold"].append(cold)
-                results[name]["reload"].append(reload)
-                results[name]["bytes"].append(received)
-                print(f"run {run + 1} {name:>8}: cold " + " ".join(f"{k} {cold[k]:5.1f}" for k in COLUMNS)
-                      + " | reload " + " ".join(f"{k} {reload[k]:5.1f}" for k in COLUMNS), flush=True)
+    visits, retried, failed = 0, [], []
+    for run in range(args.runs):
+        order = list(sites.items())
+        order = order[run % len(order):] + order[:run % len(order)]   # each site takes each slot
+        for name, folder in order:
+            folder, _, flags = str(folder).partition("#")
+            folder, flags = Path(folder), flags.split(",")
+            with serve_site(folder, cache_hashed="nocache" not in flags,
+                            compress="nogzip" not in flags) as base:
+                got, notes = visit(name, base, args)
+            visits += 1
+            if notes:
+                retried.append(f"run {run + 1} {name}: {notes[0]}")
+            if got is None:
+                failed.append(f"run {run + 1} {name}: {notes[-1]}")
+                print(f"run {run + 1} {name:>8}: no result (both attempts failed)", flush=True)
+                continue
+            cold, reload = got["cold"], got["reload"]
+            results[name]["cold"].append(cold)
+            results[name]["reload"].append(reload)
+            results[name]["bytes"].append(got["bytes"])
+            if got["outside"]:
+                print(f"  ! {len(got['outside'])} requests left 127.0.0.1: {got['outside'][:3]}")
+            print(f"run {run + 1} {name:>8}: cold " + " ".join(f"{k} {cold[k]:5.1f}" for k in COLUMNS)
+                  + " | reload " + " ".join(f"{k} {reload[k]:5.1f}" for k in COLUMNS), flush=True)
 
-    med = lambda rows, key: statistics.median(r[key] for r in rows)  # noqa: E731
-    print(f"\nlesson 1, seconds from opening the page (median of {args.runs} runs):")
-    print(f"{'':16}" + "".join(f"{c:>10}" for c in COLUMNS))
+    def med(rows, key):
+        return statistics.median(r[key] for r in rows) if rows else NAN
+    print(f"\nlesson 1, seconds from opening the page (median of the runs that completed, n):")
+    print(f"{'':16}" + "".join(f"{c:>10}" for c in COLUMNS) + f"{'n':>4}")
     for name in sites:
         for mode in ("cold", "reload"):
-            print(f"{name + ' ' + mode:16}" + "".join(f"{med(results[name][mode], c):10.1f}" for c in COLUMNS))
-    if "stock" in sites:
+            rows = results[name][mode]
+            print(f"{name + ' ' + mode:16}" + "".join(f"{med(rows, c):10.1f}" for c in COLUMNS)
+                  + f"{len(rows):4d}")
+    if "stock" in sites and results["stock"]["cold"]:
         print("\nfirst live output, ratio to stock (goal: cold ≤ 0.50, reload ≤ 0.25):")
         for name in sites:
             if name == "stock":
@@ -220,11 +364,36 @@ def main() -> int:
             ratios = [f"{mode} {med(results[name][mode], 'output') / med(results['stock'][mode], 'output'):.2f}"
                       for mode in ("cold", "reload")]
             paired = [f"{mode} {statistics.median(o['output'] / s['output'] for o, s in zip(results[name][mode], results['stock'][mode])):.2f}"
-                      for mode in ("cold", "reload")]
+                      for mode in ("cold", "reload")] if len(results[name]["cold"]) == len(results["stock"]["cold"]) else ["n/a (a run failed)"]
             print(f"  {name}: " + ", ".join(ratios) + "   (median of each run's own ratio: " + ", ".join(paired) + ")")
+    if args.slider_steps:
+        import slider_latency
+        sliders = {}
+        for name, folder in sites.items():
+            if name == "stock":
+                continue
+            with serve_site(Path(str(folder).partition("#")[0])) as base:
+                rows, notes = visit(name, base, args, kind="sliders")
+            visits += 1
+            if notes:
+                retried.append(f"{name} sliders: {notes[0]}")
+            if rows is None:
+                failed.append(f"{name} sliders: {notes[-1]}")
+            else:
+                sliders[name] = rows
+        slider_latency.print_rows(sliders, args.slider_steps)
+    print(f"visits: {visits} ({args.runs} runs × {len(sites)} sites"
+          + (", and the sliders of each build" if args.slider_steps else "")
+          + f"), retried: {len(retried)}, failed after a retry: {len(failed)}")
+    for note in retried:
+        print(f"  retried {note}")
+    for note in failed:
+        print(f"  FAILED  {note}")
     print("\nbytes received on a cold visit (until every cell has run), and on disk:")
     for name, folder in sites.items():
         folder = Path(str(folder).partition("#")[0])
+        if not results[name]["bytes"]:
+            continue
         got = {part: statistics.median(b[part] for b in results[name]["bytes"]) for part in ("lesson", "lab")}
         line = f"  {name}: lab {got['lab'] / 1e6:.1f} MB"
         if name != "stock":
@@ -233,7 +402,7 @@ def main() -> int:
         else:
             line += f"; site {folder_mb(folder):.1f} MB"
         print(line)
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

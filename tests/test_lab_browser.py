@@ -5,7 +5,7 @@ Run all is pressed the moment JupyterLite exists (before any kernel): the run wa
 Kernel" dialog. Every cell then runs with no error, the Monte Carlo printed in the browser is the
 one CPython computes (and agrees with the closed form within 5 standard errors), the figures come
 back live with their sliders, a focused slider takes the arrow keys (not the notebook) and redraws
-its figure, the first import says which packages it loads, the download button gives the learner's
+its figure, the first import and the first figure say which packages they load, the download button gives the learner's
 edited notebook, a reload restores the original, the lab turns dark with the lesson page, a phone
 opens the lab with its button, and no request leaves 127.0.0.1. On every lab page (issue 11): the
 stored outputs read as the notebook file has them until Python re-runs a cell, every figure loads
@@ -188,24 +188,49 @@ def test_a_focused_slider_takes_the_arrow_keys_and_redraws_its_figure(lesson):
 
 
 def test_the_first_import_says_which_packages_it_loads(lesson, site):
-    """`from specdec_lab import …` in the first cell loads matplotlib and more (seconds, nothing
-    printed): the lesson page says so, with the count and megabytes of specdec-boot.json."""
+    """`from specdec_lab import …` in the first cell loads the project alone; matplotlib and co.
+    (seconds, nothing printed) load before the first cell that uses specdec_lab.plotting, after the
+    first output (runtime.toml [kernel.loaded_on_use]). The lesson page says each, with the count
+    and megabytes of specdec-boot.json, the largest package named first."""
     lab, _, _ = lesson
     boot = json.loads((site / "lab" / "specdec-boot.json").read_text())
-    brought = boot["imports"]["specdec_lab"]
     events = lab.events()
     ready = next(i for i, e in enumerate(events) if e.get("kernelReady"))
     loading = [e for e in events[ready:] if e["stage"] == "packages"]
-    assert loading, [e["text"] for e in events]
-    said = re.fullmatch(r"第一次 import specdec_lab：載入 specdec-lab、matplotlib、\S+ 等 (\d+) 個套件"
-                        r"（([\d.]+) MB）…", loading[0]["text"])
-    assert said, loading[0]["text"]
-    assert int(said[1]) == len(brought) > 5
-    assert float(said[2]) == pytest.approx(sum(boot["packages"][n] for n in brought) / 1e6, abs=0.051)
-    assert len(loading) == 1                      # a package is announced once
-    said_at = loading[0]["t"] / 1000 - lab.navigation_start()
-    assert said_at < lab.first_output()           # while the learner waits for the first output
+    assert len(loading) == 2, [e["text"] for e in events]          # each package announced once
+    megabytes = boot["packages"]["specdec-lab"] / 1e6
+    assert loading[0]["text"] == f"第一次 import specdec_lab：載入 specdec-lab（{megabytes:.1f} MB）…"
+    said = re.fullmatch(r"載入 matplotlib、(\S+)、\S+ 等 (\d+) 個套件（([\d.]+) MB）…", loading[1]["text"])
+    assert said, loading[1]["text"]
+    plot = set(boot["imports"]["matplotlib"]) | set(boot["imports"]["ipywidgets"])
+    assert int(said[2]) == len(plot) > 5
+    assert float(said[3]) == pytest.approx(sum(boot["packages"][n] for n in plot) / 1e6, abs=0.051)
+    assert boot["packages"][said[1].lower()] <= boot["packages"]["matplotlib"]
+    first_output = lab.first_output()
+    said_at = [e["t"] / 1000 - lab.navigation_start() for e in loading]
+    assert said_at[0] < first_output < said_at[1]       # the first output did not wait for matplotlib
     assert events[-1]["stage"] == "ready"
+
+
+COURSE_PLUGINS = ["@jupyterlab/notebook-extension:tracker", "@jupyter-widgets/jupyterlab-manager:plugin",
+                  "@jupyterlite/pyodide-kernel-extension:kernel", "@jupyterlab/apputils-extension:themes",
+                  "@jupyterlab/theme-light-extension:plugin", "@jupyterlab/theme-dark-extension:plugin",
+                  "@jupyterlab/mathjax-extension:plugin", "@jupyterlab/filebrowser-extension:default-file-browser",
+                  "@jupyterlab/fileeditor-extension:plugin", "@jupyterlab/mainmenu-extension:plugin"]
+
+
+def test_the_lab_leaves_out_the_plugins_the_course_never_shows(lesson, site):
+    """jupyter-lite.json disabledExtensions (consoles, help, TOC, LSP, log console, mermaid, vega,
+    ...): none of them is in the app, every plugin that is started, and what the course uses
+    (notebook, widgets, kernel, light and dark themes, formulas, File > Open, the menus) is there."""
+    lab, _, _ = lesson
+    config = json.loads((site / "lab" / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    disabled = config["disabledExtensions"]
+    assert {"@jupyterlab/console-extension", "@jupyterlab/help-extension", "@jupyterlab/toc-extension"} <= set(disabled)
+    plugins = dict(lab.in_app("return app.listPlugins().map((id) => [id, app.isPluginActivated(id)]);"))
+    assert not [p for p in plugins if any(p == d or p.startswith(d + ":") for d in disabled)]
+    assert [p for p, active in plugins.items() if not active] == []
+    assert [p for p in COURSE_PLUGINS if not plugins.get(p)] == []
 
 
 def test_no_request_leaves_127_0_0_1(lesson):

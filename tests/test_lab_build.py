@@ -155,6 +155,22 @@ def test_registering_a_wheel_with_a_dependency_missing_from_the_lock_fails(tmp_p
         lock.register(tmp_path / "dist", [(wheel, {})])
 
 
+def test_the_loaded_on_use_extra_must_exist(tmp_path):
+    """An extra the project's wheel does not have stops the build, naming it."""
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    wheel = make_wheel(dist, "specdec_lab", "0.1.0", ["numpy>=1.24", "matplotlib; extra == 'plot'"],
+                       ["specdec_lab/__init__.py"])
+    (dist / "pyodide-lock.json").write_text(json.dumps({"info": {"version": "0.27.7"}, "packages": {
+        "specdec-lab": {"name": "specdec-lab", "file_name": wheel.name, "depends": ["numpy"]},
+        "numpy": {"name": "numpy", "depends": []}, "matplotlib": {"name": "matplotlib", "depends": []}}}))
+    cfg = dict(CFG, kernel=dict(CFG["kernel"], loaded_on_use={"specdec_lab.plotting": "plot"}))
+    assert build_lab.loaded_on_use(cfg, dist) == {"specdec_lab.plotting": ["matplotlib"]}
+    cfg["kernel"]["loaded_on_use"] = {"specdec_lab.plotting": "plots"}
+    with pytest.raises(BuildError, match="plots"):
+        build_lab.loaded_on_use(cfg, dist)
+
+
 def test_npm_integrity_check(tmp_path):
     blob = tmp_path / "x.tgz"
     blob.write_bytes(b"hello")
@@ -360,13 +376,16 @@ def test_boot_manifest_says_what_a_later_import_loads(lab):
     preload = build_lab.preload_list(lab / "jupyter-lite.json")
     at_start = {name[k] for k in pyodide_dist.closure(lock_data, preload)}
     assert set(boot["at_start"]) == at_start and "numpy" in at_start and "matplotlib" not in at_start
-    brought = boot["imports"]["specdec_lab"]
-    assert brought[0] == "specdec-lab" and len(brought) == len(set(brought))
-    assert set(brought) == {name[k] for k in pyodide_dist.closure(lock_data, ["specdec-lab"])} - at_start
-    assert {"matplotlib", "ipywidgets", "pillow"} <= set(brought)
+    # `import specdec_lab` brings the project alone: matplotlib comes with the first use of
+    # specdec_lab.plotting (runtime.toml [kernel.loaded_on_use])
+    assert boot["imports"]["specdec_lab"] == ["specdec-lab"]
+    brought = boot["imports"]["matplotlib"]
+    assert brought[0] == "matplotlib" and len(brought) == len(set(brought))
+    assert set(brought) == {name[k] for k in pyodide_dist.closure(lock_data, ["matplotlib"])} - at_start
+    assert {"pillow", "contourpy", "kiwisolver"} <= set(brought)
     rest = [boot["packages"][n] for n in brought[1:]]
     assert rest == sorted(rest, reverse=True)                     # the largest named first
-    assert boot["imports"]["PIL"] == ["pillow"] and boot["imports"]["matplotlib"][0] == "matplotlib"
+    assert boot["imports"]["PIL"] == ["pillow"] and boot["imports"]["ipywidgets"] == ["ipywidgets"]
     assert not {"numpy", "IPython", "ipykernel"} & set(boot["imports"])   # loaded at start
     by_name = {name[k]: e for k, e in entries.items()}
     for package in {n for names in boot["imports"].values() for n in names}:
@@ -435,6 +454,24 @@ def test_the_packages_the_course_does_not_load_are_neither_loaded_nor_shipped(la
     assert "get_ipython().Completer.use_jedi = False" in loader
     boot = json.loads((lab / "specdec-boot.json").read_text())
     assert not dropped & {pyodide_dist.normalize(n) for n in boot["packages"]}
+
+
+@pytest.mark.build
+def test_the_plotting_modules_packages_are_the_plot_extras_and_the_loader_has_them(lab):
+    """runtime.toml [kernel.loaded_on_use]: specdec_lab.plotting's packages are the wheel's "plot"
+    extra (matplotlib, ipywidgets), each in the lock with its dependencies; the kernel's loader has
+    them and load_on_use.py's source, and wraps the loadPackagesFromImports the kernel calls."""
+    assert CFG["kernel"]["loaded_on_use"] == {"specdec_lab.plotting": "plot"}
+    pyodide = build_lab.pyodide_dir(lab)
+    on_use = build_lab.loaded_on_use(CFG, pyodide)
+    assert on_use == {"specdec_lab.plotting": ["ipywidgets", "matplotlib"]}
+    lock_data = json.loads((pyodide / "pyodide-lock.json").read_text())
+    pyodide_dist.closure(lock_data, on_use["specdec_lab.plotting"])          # all in the lock
+    loader = (pyodide / build_lab.PYODIDE_LOADER).read_text()
+    assert f"const LOADED_ON_USE = {json.dumps(on_use)};" in loader
+    source = (ROOT / "site" / "lab" / build_lab.LOAD_ON_USE).read_text()
+    assert f"const LOAD_ON_USE_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
+    assert "pyodide.loadPackagesFromImports = async" in loader
 
 
 # CPython 3.12's bytecode header (Pyodide 0.27's interpreter): magic number, and the flags of an
@@ -623,7 +660,7 @@ def test_lock_lets_a_plain_import_load_the_course(lab):
     packages = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]
     names = {pyodide_dist.normalize(k): v for k, v in packages.items()}
     assert names["specdec-lab"]["imports"] == ["specdec_lab"]
-    assert {"numpy", "matplotlib", "ipywidgets"} <= set(names["specdec-lab"]["depends"])
+    assert names["specdec-lab"]["depends"] == ["numpy"]    # the plotting module's: loaded on use
     with zipfile.ZipFile(pyodide / names["specdec-lab"]["file_name"]) as wheel:
         assert "specdec_lab/__init__.py" in wheel.namelist()
         assert any(n.startswith("specdec_lab/fonts/") and n.endswith(".otf") for n in wheel.namelist())

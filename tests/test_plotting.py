@@ -248,6 +248,32 @@ def test_importing_plotting_leaves_matplotlib_until_a_name_is_used(name):
     assert run.stdout.split() == ["False", "False", "True", "True"], run.stdout
 
 
+WITHOUT = """
+import sys
+sys.modules[{missing!r}] = None          # as if it were not installed (or not loaded yet)
+from specdec_lab import plotting
+try:
+    plotting.{name}
+except ModuleNotFoundError as error:
+    print(error.name)
+    print(error)
+"""
+
+
+@pytest.mark.parametrize("name, missing", [("speedup_figure", "matplotlib"), ("explore_tokens", "matplotlib")])
+def test_a_plotting_name_without_matplotlib_says_what_is_missing_and_how_to_get_it(name, missing):
+    """In the 實驗場 matplotlib and ipywidgets load before a cell that uses plotting.…; if matplotlib
+    is missing all the same (another way in, or a CPython without the extra), the error says which
+    package, where it comes from and what to do, in zh-TW."""
+    run = subprocess.run([sys.executable, "-c", WITHOUT.format(name=name, missing=missing)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    error_name, message = run.stdout.strip().split("\n", 1)
+    assert error_name == missing
+    assert f"specdec_lab.plotting.{name} 需要 {missing}" in message
+    assert f"import {missing}" in message and "pip install 'specdec-lab[plot]'" in message
+
+
 def test_every_listed_name_resolves_and_a_typo_is_an_attribute_error():
     for name in plotting.__all__:
         assert getattr(plotting, name) is not None, name

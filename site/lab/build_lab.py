@@ -67,8 +67,34 @@ def kernel_wheels(cfg: dict, build: Path) -> list[tuple[Path, dict]]:
     for line in cfg["lock"]["pypi"]:
         requirement, sha256 = line.split()
         wheels.append((fetch.pypi_wheel(requirement, sha256), {}))
-    wheels.append((project_wheel(build / "wheels"), {"extras": tuple(cfg["lock"]["project_extras"])}))
+    wheels.append((project_wheel(build / "wheels"), {}))
     return wheels
+
+
+def project_name() -> str:
+    """The project's lock name (pyproject.toml's project.name)."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return pyodide_dist.normalize(pyproject["project"]["name"])
+
+
+def loaded_on_use(cfg: dict, pyodide: Path) -> dict[str, list[str]]:
+    """runtime.toml [kernel.loaded_on_use] as module -> the lock names of the packages it needs:
+    those its extra of the project's wheel (in `pyodide`, registered) requires beyond the wheel's
+    own requirements. Each must resolve in the lock."""
+    lock_data = json.loads((pyodide / pyodide_dist.LOCK).read_text())
+    entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
+    wheel = pyodide / entries[project_name()]["file_name"]
+    own = set(lock.wheel_entry(wheel)["depends"])
+    not_loaded = {pyodide_dist.normalize(n) for n in cfg["kernel"]["not_loaded"]}
+    modules = {}
+    for module, extra in cfg["kernel"].get("loaded_on_use", {}).items():
+        needs = [d for d in lock.wheel_entry(wheel, extras=(extra,))["depends"]
+                 if d not in own and d not in not_loaded]
+        if not needs:
+            raise fetch.BuildError(f"runtime.toml [kernel.loaded_on_use]：{wheel.name} 沒有 {extra!r} extra 的依賴")
+        pyodide_dist.closure(lock_data, needs)          # every one in the lock, or the build stops
+        modules[module] = [entries[n]["name"] for n in needs]
+    return modules
 
 
 def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
@@ -94,7 +120,8 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
           file=sys.stderr)
     profile = notebooks / cfg["bytecode"]["profile_notebook"]
     compiled = bytecode.add_bytecode(pyodide_dir, preload_list(lite / "jupyter-lite.json"), profile,
-                                     project=added[-1], zip_imported=zip_imported)
+                                     project=added[-1], zip_imported=zip_imported,
+                                     on_use=loaded_on_use(cfg, pyodide_dir))
     print(f"  預先編譯 bytecode：{compiled['modules']} 個模組、{compiled['archives']} 個檔案"
           f"（{compiled['from_cache']} 個取自快取）", file=sys.stderr)
     return lite
@@ -158,21 +185,26 @@ def pyodide_dir(lab: Path) -> Path:
 
 
 PYODIDE_LOADER = "pyodide-loader.js"
+LOAD_ON_USE = "load_on_use.py"     # run by the loader (and the import profile) inside Pyodide
 
 
 def add_pyodide_loader(out: Path, cfg: dict) -> None:
     """The kernel loads Pyodide through site/lab/pyodide-loader.js, put beside pyodide.js with
-    runtime.toml's [kernel] not_loaded and zip_imported filled in; jupyter-lite.json's
-    loadPyodideOptions.packages names the former too, so that the kernel does not install them
-    itself (it would install jedi)."""
+    runtime.toml's [kernel] not_loaded, zip_imported and loaded_on_use (with the packages, and
+    site/lab/load_on_use.py's source) filled in; jupyter-lite.json's
+    loadPyodideOptions.packages names the not_loaded ones too, so that the kernel does not install
+    them itself (it would install jedi)."""
     not_loaded = cfg["kernel"]["not_loaded"]
     folder = pyodide_dir(out)
     script = (HERE / PYODIDE_LOADER).read_text(encoding="utf-8")
-    for key in ("not_loaded", "zip_imported"):
+    fill = {"not_loaded": cfg["kernel"]["not_loaded"], "zip_imported": cfg["kernel"]["zip_imported"],
+            "loaded_on_use": loaded_on_use(cfg, folder),
+            "load_on_use_source": (HERE / LOAD_ON_USE).read_text(encoding="utf-8")}
+    for key, value in fill.items():
         placeholder = f'["{key.upper()}"]'
         if script.count(placeholder) != 1:
             raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到要填入 {key} 的位置")
-        script = script.replace(placeholder, json.dumps(cfg["kernel"][key]))
+        script = script.replace(placeholder, json.dumps(value, ensure_ascii=False))
     (folder / PYODIDE_LOADER).write_text(script, encoding="utf-8")
     with editing_kernel_settings(out) as settings:
         settings["pyodideUrl"] = settings["pyodideUrl"].rsplit("/", 1)[0] + "/" + PYODIDE_LOADER

@@ -36,6 +36,7 @@ from lab.pyodide_dist import LOCK, normalize
 HERE = Path(__file__).parent
 RUNNER = HERE / "run_in_pyodide.mjs"
 PROFILE = HERE / "import_profile.py"
+LOAD_ON_USE = HERE / "load_on_use.py"           # the profile runs it as the kernel's loader does
 COMPILE = HERE / "add_bytecode.py"
 STDLIB = "python_stdlib.zip"
 STDLIB_PATH = "/lib/python312.zip/"                 # where Pyodide puts the standard library
@@ -45,18 +46,20 @@ SITE_PACKAGES = "/lib/python3.12/site-packages/"
 def recipe_digest() -> str:
     """Changes whenever the way bytecode is made changes (then nothing cached is used)."""
     digest = hashlib.sha256()
-    for path in (RUNNER, PROFILE, COMPILE):
+    for path in (RUNNER, PROFILE, COMPILE, LOAD_ON_USE):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
 
 def add_bytecode(pyodide_dir: Path, preload: list[str], notebook: Path, project: str,
-                 zip_imported: list[str] = ()) -> dict:
+                 zip_imported: list[str] = (), on_use: dict[str, list[str]] | None = None) -> dict:
     """Replace the standard library's zip and the wheels in `pyodide_dir` by versions with
     bytecode for the modules the profile finds (all of `project`'s, a lock name) and update the
     lock's sha256. `preload` is what the kernel loads with Python, `notebook` what the profile
-    runs; the `zip_imported` wheels (lock names) get their bytecode where zipimport reads it.
+    runs, `on_use` the packages loaded when a module is first used (build_lab.loaded_on_use);
+    the `zip_imported` wheels (lock names) get their bytecode where zipimport reads it.
     Returns a summary for the build log."""
+    on_use = on_use or {}
     node = shutil.which("node")
     if not node:
         print("  （找不到 Node.js：Python 套件不預先編譯，實驗場啟動會慢幾秒）", file=sys.stderr)
@@ -73,10 +76,11 @@ def add_bytecode(pyodide_dir: Path, preload: list[str], notebook: Path, project:
     # the profile is kept until Pyodide's or the kernel's packages change, or another notebook is
     # named: not for each edit of the notebook or the project (a lab build stays ~10 s), which
     # rarely changes which of the other packages' modules are imported
-    key = hashlib.sha256("".join(others + [notebook.name]).encode()).hexdigest()[:16]
+    key = hashlib.sha256("".join(others + [notebook.name, json.dumps(on_use)]).encode()).hexdigest()[:16]
     profile_file = cache / f"profile-{key}.json"
     if not profile_file.exists():
-        run_in_pyodide(node, pyodide_dir, PROFILE, {"packages.json": preload}, [notebook], profile_file)
+        run_in_pyodide(node, pyodide_dir, PROFILE, {"packages.json": preload, "on_use.json": on_use},
+                       [notebook], profile_file)
     profile = json.loads(profile_file.read_text())
     if profile["failed_cells"]:
         print(f"  （import 側寫時 {len(profile['failed_cells'])} 格出錯：{profile['failed_cells'][:2]}）",

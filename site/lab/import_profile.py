@@ -1,11 +1,13 @@
 """Runs INSIDE Pyodide (under Node.js, started by site/lab/bytecode.py): which Python files the
 實驗場 imports when the kernel starts and a notebook runs, so the build compiles those.
 
-    python import_profile.py PACKAGES.json NOTEBOOK.ipynb OUT.json
+    python import_profile.py PACKAGES.json ON_USE.json NOTEBOOK.ipynb OUT.json
 
 Loads the packages the kernel preloads (PACKAGES.json, from jupyter-lite.json), imports what the
 kernel's worker imports at start (piplite, pyodide_kernel), runs every code cell of NOTEBOOK
-through the kernel (which loads what the cells import), and writes the sorted paths of every
+through the kernel (which loads what the cells import, and, as the kernel's loader does in the
+browser, the packages of ON_USE.json's modules before a cell that uses them: load_on_use.py
+beside this file), and writes the sorted paths of every
 module file imported to OUT.json, with the cells that failed (a run without a browser may lack
 something a cell needs; this is only about imports).
 """
@@ -16,13 +18,28 @@ import sys
 import pyodide_js
 from pyodide.ffi import to_js
 
-packages_file, notebook_file, out_file = sys.argv[1:]
+packages_file, on_use_file, notebook_file, out_file = sys.argv[1:]
 with open(packages_file) as f:
     await pyodide_js.loadPackage(to_js(json.load(f)))  # noqa: F704 (top-level await in Pyodide)
 import piplite.piplite  # noqa: E402,F401  (the worker's initPackageManager)
 import pyodide_kernel  # noqa: E402  (its initKernel)
+import pyodide_kernel.kernel  # noqa: E402
 
 kernel = pyodide_kernel.kernel_instance
+with open(on_use_file) as f:
+    on_use = json.load(f)
+load_on_use = {}
+with open(os.path.join(os.path.dirname(sys.argv[0]), "load_on_use.py"), encoding="utf-8") as f:
+    exec(f.read(), load_on_use)
+from_imports = pyodide_kernel.kernel._load_packages_from_imports
+
+
+async def load_packages(code):
+    await from_imports(code)
+    wanted = load_on_use["packages_to_load"](code, on_use, kernel.interpreter.user_ns)
+    if wanted:
+        await pyodide_js.loadPackage(to_js(wanted))
+pyodide_kernel.kernel._load_packages_from_imports = load_packages
 kernel.interpreter.send_comm = lambda *args, **kwargs: None   # the worker sets a JavaScript function
 cells = []
 if os.path.exists(notebook_file):      # (without it: the kernel's start only)

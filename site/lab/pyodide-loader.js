@@ -17,9 +17,25 @@
 // that overlap, measured no faster). Every later load (a cell's imports, %pip) goes
 // through the same function. Two changes to zipimport (explained in the Python below) keep
 // imports from these wheels, and from the standard library's zip, from being read twice.
+//
+// The modules of runtime.toml [kernel.loaded_on_use] (filled in below with the packages each one
+// needs: specdec_lab.plotting, matplotlib and ipywidgets) get their packages before the first cell
+// that uses them, not with their package's import: pyodide_kernel runs the cell's code through
+// loadPackagesFromImports first, which it takes from this object when it is imported, after this
+// loader has wrapped it; site/lab/load_on_use.py (its source filled in below) says from the cell
+// and the learner's namespace what to add. They load through the worker's loadPackage, whose
+// "Loading …" line the lab's page script shows.
 (function () {
   const NOT_LOADED = ["NOT_LOADED"];
   const ZIP_IMPORTED = ["ZIP_IMPORTED"];
+  const LOADED_ON_USE = ["LOADED_ON_USE"];
+  const LOAD_ON_USE_SOURCE = ["LOAD_ON_USE_SOURCE"];
+  const WANTED = `
+def wanted(code):
+    from IPython import get_ipython
+    shell = get_ipython()
+    return packages_to_load(code, on_use, shell.user_ns if shell else {})
+`;
   const COMPLETER = `# written by the 實驗場's Pyodide loader: jedi is not shipped (site/lab/runtime.toml),
 # so IPython completes with its own matchers
 get_ipython().Completer.use_jedi = False
@@ -70,6 +86,19 @@ zipimport.zipimporter.invalidate_caches = _keeping(_unchanging, zipimport.zipimp
 _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
                                           {_package_loader.canonicalize_name(n) for n in names}, _unchanging)
 `;
+  function loadOnUse(pyodide) {
+    const scope = pyodide.toPy({ on_use: LOADED_ON_USE });
+    pyodide.runPython(LOAD_ON_USE_SOURCE + WANTED, { globals: scope });
+    const wanted = scope.get('wanted');
+    const fromImports = pyodide.loadPackagesFromImports;
+    pyodide.loadPackagesFromImports = async (code, options) => {
+      await fromImports.call(pyodide, code, options);
+      const found = wanted(code);
+      const names = found.toJs().filter((name) => !pyodide.loadedPackages[name]);
+      found.destroy();
+      if (names.length) await pyodide.loadPackage(names);   // the worker's, which says so
+    };
+  }
   async function loadPyodide(options) {
     importScripts(options.indexURL + 'pyodide.js');   // defines Pyodide's own self.loadPyodide
     const packages = (options.packages || []).filter((name) => !NOT_LOADED.includes(name));
@@ -78,6 +107,7 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     if (packages.length) {
       await pyodide.loadPackage(packages, { messageCallback() {} });   // as loadPyodide does
     }
+    if (Object.keys(LOADED_ON_USE).length) loadOnUse(pyodide);
     if (NOT_LOADED.includes('jedi')) {
       const startup = pyodide.runPython(
         'import os; os.path.expanduser("~/.ipython/profile_default/startup")',

@@ -52,6 +52,8 @@
   }
 
   // 2. the worker's log lines: "Loading numpy, matplotlib" -> what is being loaded, and its size
+  // (the largest named first: "Loading Pillow, contourpy, …" is matplotlib's, loaded when a cell
+  // first uses specdec_lab.plotting)
   const NativeWorker = window.Worker;
   window.Worker = class extends NativeWorker {
     constructor(url, options) {
@@ -71,7 +73,9 @@
 
   function onWorkerLog(line) {
     const loading = /^Loading (.+)$/.exec(line);
-    if (loading) report({ stage: 'packages', text: `載入 ${packagesInWords(loading[1].split(', '))}…` });
+    const size = (name) => packageSizes[name.toLowerCase()] || 0;
+    const names = loading ? loading[1].split(', ').sort((a, b) => size(b) - size(a)) : [];
+    if (loading) report({ stage: 'packages', text: `載入 ${packagesInWords(names)}…` });
   }
 
   // "numpy、matplotlib（12.3 MB）", or the first three and how many in all
@@ -206,9 +210,10 @@
     onStatus();
   }
 
-  // 7. A cell's first import of a package Python has not loaded yet (specdec_lab brings
-  // matplotlib) keeps the kernel busy for seconds before any output, and the kernel says nothing
-  // meanwhile: say what it is loading, from the code sent and specdec-boot.json's import map.
+  // 7. A cell's first import of a package Python has not loaded yet keeps the kernel busy for
+  // seconds before any output, and the kernel says nothing meanwhile: say what it is loading, from
+  // the code sent and specdec-boot.json's import map. (The packages of specdec_lab.plotting load
+  // before the first cell that uses it, through the worker's loadPackage: its log line, 2. above.)
   let loadedPackages = null;    // lock names loaded, or being loaded
   const watched = new WeakSet();
   function importedNames(code) {

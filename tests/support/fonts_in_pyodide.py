@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pyodide_js
 
-await pyodide_js.loadPackage(["specdec-lab"])  # noqa: F704  (top-level await: Pyodide runs it)
+# specdec-lab, and matplotlib as the lab loads it before a cell that uses plotting (loaded on use)
+await pyodide_js.loadPackage(["specdec-lab", "matplotlib"])  # noqa: F704  (top-level await: Pyodide runs it)
 mode = json.loads(Path(sys.argv[1]).read_text())
 said = []
 

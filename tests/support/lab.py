@@ -177,14 +177,15 @@ class LabPage:
         """Evaluate `(arg) => body` in the lesson page with `app`, `nb`, `win` bound."""
         return self.page.evaluate(WITH_APP % f"(arg) => {{ {body} }}", arg)
 
-    def run_all(self, early: bool = False):
+    def run_all(self, early: bool = False, timeout: float = 120):
         """Run every cell through the app's command registry (the way Run buttons and Shift+Enter
-        go). early=True presses it the moment JupyterLite's app exists, before any kernel."""
+        go). early=True presses it the moment JupyterLite's app exists, before any kernel.
+        (The command's promise settles only when every cell has run: never returned to Python.)"""
         if early:
             wait_until(lambda: self.in_app("if (!app) return false; app.commands.execute("
                                            "'notebook:run-all-cells'); return true;"),
-                       120, step=0.01, what="JupyterLite app")
-        wait_until(lambda: self.page.evaluate(LISTEN_IOPUB), 120, what="notebook panel")
+                       timeout, step=0.01, what="JupyterLite app")
+        wait_until(lambda: self.page.evaluate(LISTEN_IOPUB), timeout, what="notebook panel")
         if not early:
             self.in_app("app.commands.execute('notebook:run-all-cells'); return true;")
 

@@ -42,12 +42,25 @@ _HOME = {
     "beyond": ["transition_figure", "positional_figure", "bench_sweep_figure"],
 }
 _MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
+# what the figure modules import beyond numpy (the wheel's "plot" extra); in the 實驗場 they are
+# loaded before the first cell that uses this module's contents (site/lab/load_on_use.py)
+_NEEDS = ("matplotlib", "ipywidgets")
 
 
 def __getattr__(name: str):
     if name not in _MODULE_OF:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_MODULE_OF[name]}"), name)
+    try:
+        module = importlib.import_module(f"{__name__}.{_MODULE_OF[name]}")
+    except ModuleNotFoundError as error:
+        if error.name not in _NEEDS:
+            raise
+        raise ModuleNotFoundError(
+            f"specdec_lab.plotting.{name} 需要 {error.name}，但 Python 找不到它。在實驗場裡，"
+            f"用到 plotting.… 的那一格執行前會自動載入它；若是用別的寫法取用，"
+            f"先在一格裡執行 import {error.name}。在自己的電腦上：pip install 'specdec-lab[plot]'",
+            name=error.name) from error
+    value = getattr(module, name)
     globals()[name] = value      # later lookups skip this function
     return value
 
