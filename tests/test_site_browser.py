@@ -476,12 +476,20 @@ def test_search_results_are_above_the_lab_panel(open_lesson):
     page = open_lesson("")
     assert page.locator(".sd-lab.sd-lab--mounted").is_visible(), "the lab panel is not shown"
     search(page, "接受率")
+    # Material widens the search box with a transition: measure once its box has stopped moving
+    page.wait_for_function("""() => new Promise((done) => {
+      const box = () => JSON.stringify(document.querySelector('.md-search__scrollwrap').getBoundingClientRect());
+      const before = box();
+      requestAnimationFrame(() => requestAnimationFrame(() => done(box() === before)));
+    })""", timeout=10_000)
     covered = page.evaluate("""() => {
       const item = document.querySelector('.md-search-result__item');
       const box = item.getBoundingClientRect(), lab = document.querySelector('.sd-lab').getBoundingClientRect();
       if (box.right <= lab.left) return 'the result does not reach the panel: nothing to check';
       const covered = [];
-      const right = Math.min(box.right, window.innerWidth) - 1;   // elementFromPoint: in the viewport
+      // the part of the item one can see: inside the results' scroll box and the viewport
+      const shown = document.querySelector('.md-search__scrollwrap').getBoundingClientRect();
+      const right = Math.min(box.right, shown.right, window.innerWidth) - 1;
       for (const f of [0.1, 0.5, 0.9]) {
         const x = box.left + f * (right - box.left), y = box.top + box.height / 2;
         const hit = document.elementFromPoint(x, y);
