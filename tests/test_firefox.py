@@ -31,8 +31,8 @@ LAB_PAGES = {"lesson1": ("", "lesson1.ipynb"), "lossless": ("lossless-lab/", "lo
              "your-gpu": ("your-gpu/", "your_gpu.ipynb")}
 
 # the width of the first of each full-width punctuation mark in running text (headings, paragraphs,
-# lists, tables; not code or formulas) under `selector` (in the lab's frame if inFrame), measured with
-# a Range, in ems of its font: {"， text": {width, size, em, context}, "： heading": ...}
+# lists, tables; not code or formulas) under `selector` (in the lab's frame if inFrame) that is drawn,
+# measured with a Range, in ems of its font: {"， text": {width, size, em, context}, "： heading": ...}
 PUNCTUATION_WIDTHS = """([selector, marks, inFrame]) => {
   const doc = inFrame ? document.querySelector('.sd-lab__frame').contentDocument : document;
   const root = doc.querySelector(selector);
@@ -54,6 +54,7 @@ PUNCTUATION_WIDTHS = """([selector, marks, inFrame]) => {
       range.setEnd(node, i + 1);
       const size = parseFloat(getComputedStyle(node.parentElement).fontSize);
       const width = range.getBoundingClientRect().width;
+      if (width === 0) continue;   // not drawn (a cell JupyterLab keeps off screen): the next one
       found[key] = {width, size, em: width / size,
                     context: node.textContent.slice(Math.max(0, i - 6), i + 6)};
     }
