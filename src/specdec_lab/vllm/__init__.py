@@ -18,7 +18,7 @@ whether acceptance looks i.i.d., and a recommended k. ``inputs`` decides text vs
 
 What each vLLM release prints (checked against vLLM's source, 2026-12: ``vllm/v1/spec_decode/
 metrics.py``, ``vllm/v1/metrics/loggers.py``, ``vllm/benchmarks/serve.py``, ``vllm/spec_decode/
-metrics.py`` of V0, docs/features/speculative_decoding/acceptance_metrics.md):
+metrics.py`` of V0, and the docs page on per-request acceptance metrics):
 
 * V0 engine (removed in 0.11): cumulative log lines with k, accepted, draft and emitted tokens — read
   (last line; accepted prefix = emitted − draft ÷ k), no per-position counts;

@@ -1,7 +1,8 @@
 """Per-request acceptance metrics (``metrics.speculative_decoding`` in a response) → ``SpecDecodeStats``.
 
-vLLM releases after 0.28.0 (PR #48915, experimental) started with ``--per-request-spec-decode-metrics summary`` (or ``detailed``) adds to
-each single-sequence response (docs/features/speculative_decoding/acceptance_metrics.md)::
+In vLLM releases after 0.28.0 (PR #48915, experimental), a server started with
+``--per-request-spec-decode-metrics summary`` (or ``detailed``) adds to each single-sequence
+response (vLLM's docs page on acceptance metrics describes it)::
 
     "metrics": {"speculative_decoding": {"mean_acceptance_length": 1.23…, "draft_acceptance_rate": 0.0775…,
         "acceptance_histogram": [39, 1, 0, 3], "acceptance_histogram_by_draft_length": {"3": [39, 1, 0, 3]},
@@ -24,6 +25,10 @@ import re
 
 from .inputs import json_values
 from .stats import SpecDecodeStats, check_consistent
+
+# where a response (or a record of one) keeps the object: a variant seen in tools, and vLLM's key
+# (a response carries one of them)
+RESPONSE_KEYS = ("speculative_decoding_stats", "speculative_decoding")
 
 MARKERS = ('"speculative_decoding"', '"num_spec_steps"')
 _REQUIRED = ("num_spec_steps", "num_draft_tokens", "num_accepted_draft_tokens")
@@ -96,7 +101,7 @@ def _walk(value, ident) -> list[tuple[str, dict | None]]:
     ident = value.get("id") if isinstance(value.get("id"), str) else ident
     if "num_spec_steps" in value:
         return [(ident or json.dumps(value, sort_keys=True), value)]
-    for key in ("speculative_decoding", "speculative_decoding_stats"):
+    for key in RESPONSE_KEYS:
         if key in value and (value[key] is None or isinstance(value[key], dict)):
             obj = value[key]
             return [(ident or json.dumps(obj, sort_keys=True), obj)]
