@@ -26,6 +26,7 @@ import pytest
 
 from specdec_lab import monte_carlo_check
 from support.lab import ROOT, LabPage, serve_site, wait_until
+from support.lab_checks import IMAGE_OUTPUTS, broken_images
 from support.server import chromium
 
 pytestmark = pytest.mark.browser
@@ -662,31 +663,6 @@ def test_the_panel_passes_axe(browser, base_url, width, scheme):
 
 LAB_PAGES = {"lesson1.ipynb": "", "lossless.ipynb": "lossless-lab/", "your_gpu.ipynb": "your-gpu/"}
 
-# every image output of the notebook once drawn: for each code cell with image outputs in the
-# model, how many it has and the natural width of each <img> in its output area (0: not loaded)
-IMAGES_IN_NOTEBOOK = """
-  const settled = (img) => img.complete ? Promise.resolve() : new Promise((done) => {
-    img.addEventListener('load', done, {once: true}); img.addEventListener('error', done, {once: true});
-    setTimeout(done, 10000); });
-  const pause = (ms) => new Promise((done) => setTimeout(done, ms));
-  return (async () => {
-    const cells = [];
-    for (let i = 0; i < nb.model.cells.length; i++) {
-      const model = nb.model.cells.get(i);
-      if (model.type !== 'code') continue;
-      const expected = model.outputs.toJSON().filter((o) => o.data && o.data['image/png']).length;
-      if (!expected) continue;
-      await nb.content.scrollToItem(i, 'start').catch(() => null);
-      const node = nb.content.widgets[i].node;
-      const images = () => [...node.querySelectorAll('.jp-OutputArea-output img')];
-      for (let t = 0; t < 100 && images().length < expected; t++) await pause(100);   // widgets draw late
-      await Promise.all(images().map(settled));
-      cells.push({cell: i, expected, widths: images().map((img) => img.naturalWidth),
-                  sources: images().map((img) => img.src.slice(0, 40))});
-    }
-    return cells;
-  })();"""
-
 # Warnings the lab's own choices or upstream code write on every load, each with its reason;
 # anything else on the console fails the test.
 CONSOLE_ALLOWED = {
@@ -768,12 +744,11 @@ def test_every_figure_loads_after_run_all(lab_pages, notebook):
     lab, _, ran = lab_pages(notebook)
     errors = [o for c in code_cells(ran) for o in c["outputs"] if o["output_type"] == "error"]
     assert errors == []
-    cells = lab.in_app(IMAGES_IN_NOTEBOOK)
+    cells = lab.page.evaluate(IMAGE_OUTPUTS)               # the same check the Firefox tests run
     assert cells, "no figure in the notebook after Run all"
+    assert broken_images(cells) == []
     for cell in cells:
-        assert len(cell["widths"]) >= cell["expected"], cell
-        assert all(width > 0 for width in cell["widths"]), cell
-        assert all(src.startswith("data:image/png;base64,iVBOR") for src in cell["sources"]), cell
+        assert all(im["src"].startswith("data:image/png;base64,iVBOR") for im in cell["images"]), cell
 
 
 @pytest.mark.parametrize("notebook", LAB_PAGES)

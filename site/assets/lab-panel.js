@@ -118,24 +118,27 @@
     // learner reading (or answering a quiz) in the lesson. While the lab starts, focus that lands
     // in the frame goes back to where it was, unless the learner reached into the lab: a pointer or
     // a key inside it, or Tab onto it.
+    const guard = new AbortController();           // its listeners go when the guard ends
     let guarding = true;
+    function stopGuarding() { guarding = false; guard.abort(); }
     function keepFocusInLesson() {
+      const signal = guard.signal;
       let inLesson = document.activeElement;
       let tabbed = 0;
-      document.addEventListener("focusin", (e) => { if (e.target !== frame) inLesson = e.target; });
-      document.addEventListener("keydown", (e) => { if (e.key === "Tab") tabbed = Date.now(); }, true);
+      document.addEventListener("focusin", (e) => { if (e.target !== frame) inLesson = e.target; }, { signal });
+      document.addEventListener("keydown", (e) => { if (e.key === "Tab") tabbed = Date.now(); }, { capture: true, signal });
       frame.addEventListener("load", () => {
         for (const type of ["pointerdown", "keydown"]) {
-          frame.contentWindow.addEventListener(type, () => { guarding = false; }, true);
+          frame.contentWindow.addEventListener(type, stopGuarding, { capture: true, signal });
         }
-      });
+      }, { signal });
       window.addEventListener("blur", () => setTimeout(() => {
         if (!guarding || !frame.isConnected || document.activeElement !== frame) return;
-        if (Date.now() - tabbed < 1000) { guarding = false; return; }
+        if (Date.now() - tabbed < 1000) { stopGuarding(); return; }
         try { frame.contentDocument.activeElement.blur(); } catch (err) { /* nothing focused */ }
         if (inLesson && inLesson !== document.body && inLesson.isConnected) inLesson.focus({ preventScroll: true });
         else frame.blur();
-      }, 0));
+      }, 0), { signal });
     }
     function showLive() {
       if (live) return;
@@ -147,7 +150,7 @@
         .find((cell) => cell.offsetTop + cell.offsetHeight > top);
       if (reached) frame.contentWindow.postMessage({ specdecLabShowCell: Number(reached.dataset.cell) }, location.origin);
       const hadFocus = preview.contains(document.activeElement);
-      if (hadFocus) guarding = false;              // the learner was in the lab's preview
+      if (hadFocus) stopGuarding();                // the learner was in the lab's preview
       requestAnimationFrame(() => { preview.remove(); if (hadFocus) frame.focus(); });
     }
 
@@ -249,7 +252,7 @@
       clearTimeout(hideTimer);
       if (s.stage === "ready") {
         hideTimer = setTimeout(() => { progress.hidden = true; }, 2500);
-        setTimeout(() => { guarding = false; }, 1000);   // started: focus is the learner's business
+        setTimeout(stopGuarding, 1000);                  // started: focus is the learner's business
       }
       else progress.hidden = false;
       clearInterval(ticker);
