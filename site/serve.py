@@ -119,6 +119,19 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         return io.BytesIO(body) if gzipped else open(path, "rb")
 
+    def send_error(self, code, message=None, explain=None):
+        """A missing URL gets the site's own 404 page, as GitHub Pages and most static hosts answer."""
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
     def _file(self) -> str | None:
         """The file a GET of this URL sends (a folder's index.html), or None (a redirect, a
         listing, a missing file: the base class answers those)."""

@@ -71,6 +71,27 @@ def test_make_site_wants_the_public_url(url, ok):
         assert "SPECDEC_SITE_URL=https://" in result.stderr and "部署" in result.stderr
 
 
+def test_serve_answers_a_missing_url_with_the_sites_404_page(tmp_path):
+    import threading
+    import urllib.error
+    import urllib.request
+
+    sys.path.insert(0, str(ROOT / "site"))
+    import serve  # site/serve.py
+
+    (tmp_path / "404.html").write_text("<h1>404：找不到這一頁</h1>", encoding="utf-8")
+    server = serve.make_server(tmp_path, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/no/such/page/", timeout=10)
+        assert missing.value.code == 404
+        assert "找不到這一頁" in missing.value.read().decode("utf-8")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_serve_listens_on_loopback_unless_told_otherwise(monkeypatch):
     sys.path.insert(0, str(ROOT / "site"))
     import serve  # site/serve.py
