@@ -67,11 +67,14 @@ class Visit:
 
     def problems(self, left_page: bool = False) -> dict:
         """left_page: the learner moved to another page, which cancels what the lab was still
-        fetching (net::ERR_ABORTED); that is not a failed request."""
+        fetching: net::ERR_ABORTED in the page, net::ERR_FAILED in the lab's kernel worker, which
+        ends with its frame (seen for pyodide.asm.wasm); not failed requests. The server's own
+        answers are still checked."""
         lab = self.page_lab
+        cancelled = lambda f, u: left_page and (  # noqa: E731
+            f == "net::ERR_ABORTED" or (f == "net::ERR_FAILED" and u.startswith(self.host.base + "lab/")))
         return {"http errors": [(s, u) for s, u in self.responses if s >= 400],
-                "failed": [(f, u) for f, u in self.failed
-                           if not (left_page and f == "net::ERR_ABORTED")],
+                "failed": [(f, u) for f, u in self.failed if not cancelled(f, u)],
                 "page errors": lab.errors, "outside": lab.outside,
                 "server errors": [(s, p) for s, p in self.host.served[self.server_from:] if s >= 400]}
 
