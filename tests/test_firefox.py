@@ -302,10 +302,10 @@ def lab_run(request, browser, base_url):
                         if (c.type === 'markdown' && c.sharedModel.getSource().includes('，'))
                           return nb.content.scrollToItem(i, 'start').then(() => i, () => i); }
                       return -1;""")
-        wait_until(lambda: lab.in_app("return [...win.document.querySelectorAll('.jp-RenderedMarkdown')]"
-                                      ".some((m) => m.textContent.includes('，'));"), 20,
-                   what="a Markdown cell with ， drawn")
-        punctuation = lab.page.evaluate(PUNCTUATION_WIDTHS, [".jp-Notebook", MARKS, True])
+        def drawn_punctuation():   # JupyterLab lays a scrolled-to cell out a moment later
+            found = lab.page.evaluate(PUNCTUATION_WIDTHS, [".jp-Notebook", MARKS, True])
+            return found if found and {"， text", "。 text"} <= set(found) else None
+        punctuation = wait_until(drawn_punctuation, 20, step=0.2, what="a Markdown cell with ， and 。 drawn")
         stored = lab.page.evaluate(STREAM_TEXTS, timeout=120)
         lab.page.screenshot(SHOTS / f"firefox-lab-{request.param}-stored.png")
         lab.run_all()

@@ -84,6 +84,13 @@ def wait_until(predicate, timeout: float, step: float = 0.05, what: str = "condi
     raise TimeoutError(f"{what}: not within {timeout:.0f} s")
 
 
+def where_thrown(error) -> str:
+    """A page error (the lesson page's or the lab frame's) with the place it was thrown, so an
+    error that shows once in a while says whose code it came from."""
+    frames = [line.strip() for line in (error.stack or "").splitlines()[1:3] if line.strip()]
+    return f"{error}" + (f" ({' / '.join(frames)})" if frames else "")
+
+
 class LabPage:
     """A lesson page with its lab, and what happened while it loaded."""
 
@@ -94,7 +101,7 @@ class LabPage:
         self.console: list[dict] = []
         for target in (page, context):
             target.on("request", self._record)
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("pageerror", lambda e: self.errors.append(where_thrown(e)))
         page.on("console", self._console)
 
     @classmethod
