@@ -19,6 +19,7 @@ import json
 import os
 import re
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -601,6 +602,47 @@ def test_the_lab_follows_the_lesson_pages_light_and_dark(browser, base_url):
         assert lab.errors == []
     finally:
         lab.context.close()
+
+
+# counts the theme style sheets JupyterLab puts on the lab's page (one per theme load)
+COUNT_THEME_SHEETS = """
+if (location.pathname.includes('/lab/')) {
+  window.__themeSheets = [];
+  new MutationObserver((records) => {
+    for (const r of records) for (const n of r.addedNodes) {
+      if (n.tagName === 'LINK' && /\\/themes\\//.test(n.href)) window.__themeSheets.push(n.href);
+    }
+  }).observe(document, {childList: true, subtree: true});
+}"""
+
+
+def test_a_light_lesson_loads_the_labs_theme_once_even_when_it_comes_slowly(browser, base_url):
+    """The lab asks for the lesson's colours only once its first theme is on: asked for earlier,
+    it loaded the same theme a second time, and when the theme's style sheet came slowly the two
+    loads took JupyterLab's cover away twice: "Failed to execute 'removeChild' on 'Node'" (seen in
+    CI). The style sheet is held back 1 s here; Playwright sees the request only with the service
+    worker off, which leaves JupyterLite's file drive unanswered (its own 'undefined' error)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, service_workers="block")
+    context.add_init_script(COUNT_THEME_SHEETS)
+    held = []
+    def hold(route):
+        held.append(route.request.url)
+        time.sleep(1.0)
+        route.continue_()
+    context.route("**/themes/@jupyterlab/theme-light-extension/index.css", hold)
+    lab = LabPage.open(context, base_url)
+    try:
+        lab.wait_for("notebookShown")
+        frame = lab.frame()
+        wait_until(lambda: frame.evaluate(THEME) == ["JupyterLab Light", "true"], 30, what="light lab")
+        lab.page.wait_for_timeout(3000)    # a second load would follow within ~1.5 s
+        assert len(held) >= 1              # the style sheet was held back
+        assert [e for e in lab.errors if "removeChild" in e] == []
+        assert frame.evaluate("window.__themeSheets.map((h) => h.split('/themes/')[1])") == [
+            "@jupyterlab/theme-light-extension/index.css"]
+        assert min(frame.evaluate(BACKGROUND)) > 200
+    finally:
+        context.close()
 
 
 def test_a_lesson_opened_dark_opens_a_dark_lab(browser, base_url):

@@ -114,19 +114,28 @@
 
   // 5. the lab in the lesson's colours: JupyterLab's dark theme while the lesson page (Material,
   // body[data-md-color-scheme]) is dark, its light theme otherwise, following the page's toggle.
+  // One theme change at a time, and only once the lab shows a theme: JupyterLab covers the page
+  // while it loads a theme and takes the cover away a frame after the theme is on, and a second
+  // load started before that puts up the same cover twice and takes it away twice, the second time
+  // throwing "Failed to execute 'removeChild' on 'Node'" (Notebook 7's splash). A change asked for
+  // before the first theme was on was such a second load, of the same theme (seen in CI runs).
   function followLessonScheme(theApp) {
     let lesson = null;
     try { lesson = window.parent !== window ? window.parent.document.body : null; } catch (e) { /* another origin */ }
     if (!lesson || !theApp.commands.hasCommand('apputils:change-theme')) return;
-    let shown = null;
+    const shown = () => document.body.dataset.jpThemeName;   // set by JupyterLab once a theme is on
+    let loading = false;
     const apply = () => {
       const theme = lesson.getAttribute('data-md-color-scheme') === 'slate' ? 'JupyterLab Dark' : 'JupyterLab Light';
-      if (theme === shown) return;
-      shown = theme;
-      theApp.commands.execute('apputils:change-theme', { theme }).catch(() => {});
+      if (loading || !shown() || shown() === theme) return;
+      loading = true;
+      theApp.commands.execute('apputils:change-theme', { theme }).catch(() => { loading = false; });
     };
+    // a theme is on: its cover goes in the next frame, before this callback (queued after it)
+    new MutationObserver(() => requestAnimationFrame(() => { loading = false; apply(); }))
+      .observe(document.body, { attributes: true, attributeFilter: ['data-jp-theme-name'] });
     new MutationObserver(apply).observe(lesson, { attributes: true, attributeFilter: ['data-md-color-scheme'] });
-    apply();
+    requestAnimationFrame(apply);   // after the frame that takes away the first theme's cover
   }
 
   // 6. keys inside a widget belong to the widget: in command mode the notebook takes the arrow
