@@ -604,6 +604,41 @@ def test_the_lab_follows_the_lesson_pages_light_and_dark(browser, base_url):
         lab.context.close()
 
 
+STEP_CHIPS = """() => [...document.querySelectorAll('.sd-lab__steps span')].map((chip) =>
+    (chip.classList.contains('is-done') ? 'done' : '') + (chip.classList.contains('is-current') ? 'now' : ''))"""
+
+
+def test_the_panels_steps_say_what_is_under_way(browser, base_url):
+    """The three chips over the lab (介面, 下載並啟動 Python, 就緒) follow what the lab reports:
+    before its first report the interface is under way and nothing done, however often the panel
+    redraws (it redraws every second; the first step used to flip between done and not); the
+    interface and Python load side by side, so both can be under way. The lab here is a blank page
+    of the site's origin that the test makes report."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.route("**/lab/notebooks/index.html*",
+                  lambda route: route.fulfill(content_type="text/html", body="<!doctype html><title>lab</title>"))
+    lab = LabPage.open(context, base_url)
+    try:
+        page = lab.page
+        frame = lab.frame()
+        seen = set()
+        for _ in range(8):                       # 2.8 s: the panel redraws about three times
+            seen.add(tuple(page.evaluate(STEP_CHIPS)))
+            page.wait_for_timeout(400)
+        assert seen == {("now", "", "")}
+        report = "(s) => parent.postMessage({specdecLab: s}, location.origin)"
+        steps = [({"stage": "start", "text": "下載並啟動 Python…"}, ("now", "now", "")),
+                 ({"stage": "start", "text": "下載並啟動 Python…", "notebookShown": True}, ("done", "now", "")),
+                 ({"stage": "ready", "text": "Python 已就緒", "notebookShown": True, "kernelReady": True},
+                  ("done", "done", "done"))]
+        for state, chips in steps:
+            frame.evaluate(report, {"queued": 0, "notebookShown": False, "kernelReady": False, **state})
+            wait_until(lambda: tuple(page.evaluate(STEP_CHIPS)) == chips, 5, what=f"chips {chips}")
+            assert page.locator(".sd-lab__status-text").text_content() == state["text"]
+    finally:
+        context.close()
+
+
 # counts the theme style sheets JupyterLab puts on the lab's page (one per theme load)
 COUNT_THEME_SHEETS = """
 if (location.pathname.includes('/lab/')) {

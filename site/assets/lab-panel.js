@@ -233,12 +233,14 @@
     function render(s) {
       last = s;
       if (s.notebookShown || s.stage === "error") showLive();
-      const ready = !!s.kernelReady;
-      const done = [s.notebookShown, ready, ready];
-      const current = done.indexOf(false);
+      // steps 1 and 2 run side by side (Python starts loading before the notebook is drawn):
+      // each is "current" while under way, "done" once finished; 3 is done with 2
+      const shown = !!s.notebookShown, ready = !!s.kernelReady, failed = s.stage === "error";
+      const done = [shown, ready, ready];
+      const underWay = [!shown && !failed, !ready && !failed && s.stage !== "ui", false];
       panel.querySelectorAll(".sd-lab__steps span").forEach((chip, i) => {
         chip.classList.toggle("is-done", done[i]);
-        chip.classList.toggle("is-current", i === current);
+        chip.classList.toggle("is-current", underWay[i]);
       });
       let text = s.text || "";
       const waiting = !ready || s.stage === "packages";
