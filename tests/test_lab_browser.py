@@ -122,6 +122,36 @@ def test_stored_outputs_show_before_python_is_ready(lesson):
     assert len(figures) >= 3      # (the fixture waited for the first to be drawn on screen)
 
 
+def fonts_drawing(page, selector: str) -> list[str]:
+    """The font families Chromium really drew an element's text with (DevTools protocol), for an
+    element inside the page's iframe."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+    def find(node):
+        if node.get("nodeName") == "IFRAME" and node.get("contentDocument"):
+            return node["contentDocument"]
+        for child in node.get("children", []):
+            found = find(child)
+            if found:
+                return found
+    inner = find(root)
+    node = cdp.send("DOM.querySelector", {"nodeId": inner["nodeId"], "selector": selector})["nodeId"]
+    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    cdp.detach()
+    return [f["familyName"] for f in fonts]
+
+
+def test_the_notebooks_chinese_is_drawn_in_the_traditional_chinese_font(lesson):
+    """Its ，。：「」 take the Traditional Chinese (centred) shapes, as in the lesson, not the
+    Simplified or Japanese ones a page marked English falls back to (the lab's page is English)."""
+    lab, _, _ = lesson
+    assert lab.page.evaluate("document.documentElement.lang") == "zh-TW"
+    cjk = [f for f in fonts_drawing(lab.page, ".jp-Notebook .jp-RenderedMarkdown p") if "CJK" in f]
+    assert cjk == ["Noto Sans CJK TC"]
+
+
 def test_run_pressed_early_waits_for_python_without_a_dialog(lesson):
     lab, _, ran = lesson
     assert any(e.get("queued", 0) > 0 for e in lab.events()), "Run was not held: pressed too late?"

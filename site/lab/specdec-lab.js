@@ -10,7 +10,8 @@
 //   8. opens the notebook at the cell the lesson page's static preview had been scrolled to;
 //   9. keeps the learner's notebook for the tab's session: moving to another page and back (instant
 //      navigation or not) shows it as it was left; a refresh restores the original (the lesson page's
-//      lab-panel.js forgets what was kept when the page is reloaded).
+//      lab-panel.js forgets what was kept when the page is reloaded);
+//  10. marks the notebook as zh-TW, so its punctuation takes the Traditional Chinese shapes.
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -191,6 +192,10 @@
       return;
     }
     panel = widget;
+    // the notebook is in the course's language, zh-TW (mkdocs.yml; the menus stay JupyterLab's
+    // English): so the browser draws ，。：「」 from the Traditional Chinese font, centred as in the
+    // lesson, not the Simplified or Japanese forms it falls back to on an English page
+    panel.node.setAttribute('lang', 'zh-TW');
     mark('panel');
     panel.context.ready.then(() => { restoreKept(panel); report({ notebookShown: true }); });
     // 8. the lesson page's preview was scrolled to a cell: show the live notebook there
