@@ -209,6 +209,34 @@ def test_toy_answers_keys(open_lesson):
     assert toy.locator("[role=status]").get_attribute("aria-live") == "polite"
 
 
+# the toy's cells whose text does not fit inside them (text, its width, the cell's)
+TOY_CELLS_OVERFLOWING = """() => [...document.querySelectorAll('.sd-toy__table td, .sd-toy__table th')]
+    .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
+    .map((cell) => [cell.textContent.trim(), cell.scrollWidth, cell.clientWidth])"""
+
+
+def toy_cells_overflowing_in_extreme_rounds(page, focus, press) -> list:
+    """Draws an all-accepted round (α = 1, the "★ bonus" verdict) and an all-rejected one (α = 0)
+    and returns the cells that overflowed in either; focus(selector) and press(key) are the
+    browser driver's."""
+    overflowing = []
+    for key in ("End", "Home"):
+        focus(".sd-toy .sd-toy__slider")
+        press(key)
+        focus(".sd-toy .sd-toy__draw")
+        press("Enter")
+        overflowing += page.evaluate(TOY_CELLS_OVERFLOWING)
+    return overflowing
+
+
+@pytest.mark.parametrize("width", [1440, 1100, 768, 390])
+def test_every_toy_verdict_fits_its_cell(open_lesson, width):
+    """At 1440 the lab panel beside the lesson leaves the toy about 520 px; Firefox's wider
+    fonts pushed "★ bonus" over its cell's border there (see test_firefox)."""
+    page = open_lesson("", width=width)
+    assert toy_cells_overflowing_in_extreme_rounds(page, page.focus, page.keyboard.press) == []
+
+
 def test_toy_running_mean_matches_the_closed_form(open_lesson):
     page = open_lesson("", seed=2024)
     toy = page.locator(".sd-toy")
