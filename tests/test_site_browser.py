@@ -215,26 +215,32 @@ TOY_CELLS_OVERFLOWING = """() => [...document.querySelectorAll('.sd-toy__table t
     .map((cell) => [cell.textContent.trim(), cell.scrollWidth, cell.clientWidth])"""
 
 
-def toy_cells_overflowing_in_extreme_rounds(page, focus, press) -> list:
-    """Draws an all-accepted round (α = 1, the "★ bonus" verdict) and an all-rejected one (α = 0)
-    and returns the cells that overflowed in either; focus(selector) and press(key) are the
-    browser driver's."""
+def toy_cells_overflowing(page, focus, press) -> list:
+    """Draws 40 rounds at the toy's α (every sentence, the 3-character tokens such as 大部分 among
+    them, on a seeded page), then an all-accepted round (α = 1, the "★ bonus" verdict) and an
+    all-rejected one (α = 0); returns the cells that overflowed in any. focus(selector) and
+    press(key) are the browser driver's."""
     overflowing = []
+    focus(".sd-toy .sd-toy__draw")
+    for _ in range(40):
+        press("Enter")
+        overflowing += page.evaluate(TOY_CELLS_OVERFLOWING)
     for key in ("End", "Home"):
         focus(".sd-toy .sd-toy__slider")
         press(key)
         focus(".sd-toy .sd-toy__draw")
         press("Enter")
         overflowing += page.evaluate(TOY_CELLS_OVERFLOWING)
-    return overflowing
+    return sorted(set(map(tuple, overflowing)))
 
 
 @pytest.mark.parametrize("width", [1440, 1100, 768, 390])
-def test_every_toy_verdict_fits_its_cell(open_lesson, width):
+def test_every_toy_cell_fits_its_text(open_lesson, width):
     """At 1440 the lab panel beside the lesson leaves the toy about 520 px; Firefox's wider
-    fonts pushed "★ bonus" over its cell's border there (see test_firefox)."""
-    page = open_lesson("", width=width)
-    assert toy_cells_overflowing_in_extreme_rounds(page, page.focus, page.keyboard.press) == []
+    fonts pushed "★ bonus" over its cell's border there (see test_firefox); at 390 a
+    3-character token (大部分) was wider than its cell."""
+    page = open_lesson("", width=width, seed=5)
+    assert toy_cells_overflowing(page, page.focus, page.keyboard.press) == []
 
 
 def test_toy_running_mean_matches_the_closed_form(open_lesson):
@@ -543,3 +549,25 @@ def test_axe_reports_no_serious_or_critical_violations(open_lesson, path, width,
     assert violations == [], violations
     if scheme == "dark":
         shot(page, f"dark-{path.strip('/') or 'lesson1'}-{width}")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("how", ["hover", "focus"])
+def test_a_hovered_or_focused_widget_button_stays_readable(open_lesson, scheme, how):
+    """axe sees the page at rest; a button under the pointer or with the focus is drawn on the
+    accent colour (Material: white on deep orange, 2.8:1). Each of the toy's and the first quiz
+    question's buttons in that state, checked by axe's colour-contrast rule."""
+    page = open_lesson("", color_scheme=scheme)
+    buttons = page.locator(":is(.sd-toy .md-button, #sd-quiz-1 .md-button, #sd-quiz-1 .sd-quiz__button):visible")
+    assert buttons.count() >= 6
+    failing = []
+    for i in range(buttons.count()):
+        button = buttons.nth(i)
+        button.scroll_into_view_if_needed()
+        button.hover() if how == "hover" else button.focus()
+        page.wait_for_timeout(300)          # Material's buttons fade to their hover colours
+        button.evaluate("(b) => b.setAttribute('data-sd-checking', '')")
+        found = run_axe(page, context={"include": [["[data-sd-checking]"]]})
+        button.evaluate("(b) => b.removeAttribute('data-sd-checking')")
+        failing += [(button.inner_text(), v["id"]) for v in found]
+    assert failing == []
