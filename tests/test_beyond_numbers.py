@@ -23,7 +23,8 @@ from specdec_lab.chisquare import MIN_EXPECTED
 from specdec_lab.corpus import CORPUS
 from specdec_lab.lossless import transition_test
 from specdec_lab.ngram_lm import CopyingLM
-from specdec_lab.positional import best_tree, expected_tokens_tree, positional_speedups, tree_from_choices
+from specdec_lab.positional import (best_tree, expected_tokens_tree, positional_speedups, tree_from_choices,
+                                   tree_table)
 from specdec_lab.vllm import (
     bench_sweep,
     estimate_alpha,
@@ -49,10 +50,11 @@ YOUR_GPU = lesson("your-gpu.md")
 
 
 def stored_outputs(notebook):
-    """All text the notebook stores as outputs (what the 實驗場 shows before it runs)."""
+    """All text the notebook stores as outputs (what the 實驗場 shows before it runs): what it
+    printed, and the text form of what it displayed (a table's text, next to its HTML)."""
     nb = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))
-    return "".join("".join(o.get("text", "")) for c in nb["cells"] if c["cell_type"] == "code"
-                   for o in c.get("outputs", []))
+    return "".join("".join(o.get("text", "") or o.get("data", {}).get("text/plain", "")) + "\n"
+                   for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", []))
 
 
 def cell_source(notebook, tag):
@@ -161,6 +163,7 @@ def test_d_prompt_lookup_table():
         ["每輪前進", *(f"{r.tokens_per_round:.2f}" for r in table_rows)],
     ]
     assert rows == expected, f"prompt lookup table: lesson {rows}, package {expected}"
+    says(str(table_rows), stored_outputs("lossless.ipynb"), "lossless.ipynb")  # the notebook shows the same table
     rewrite = table_rows[0]
     assert 0.4 < rewrite.proposed < 0.5  # "將近一半的輪"
     assert round(rewrite.first_accepted, 1) == 0.9  # "約九成第一格就中"
@@ -283,6 +286,10 @@ def test_tree_table():
     last = math.prod(row[0] for row in acc)
     says(f"它把鏈的第 {depth} 格（路徑機率 {' × '.join(f'{row[0]:.2f}' for row in acc)} ≈ {last:.3f}）"
          f"換成第 1 格的第 2 名（{acc[0][1]:g}）", YOUR_GPU, G)
+    shown = tree_table(acc, sizes=list(trees))  # the notebook's table: the lesson's rows, word for word
+    assert [list(r) for r in shown.rows] == rows and shown.headers == ("形狀", "每輪產出", "每個候選換到")
+    says(str(shown), stored_outputs("your_gpu.ipynb"), "your_gpu.ipynb")
+    assert f"sizes={tuple(trees)}" in cell_source("your_gpu.ipynb", "tree")
     small, big = min(trees), max(trees)
     says(f"從 {small} 個加到 {big} 個，每輪只從 {trees[small]:.2f} 變成 {trees[big]:.2f}", YOUR_GPU, G)
     out = stored_outputs("your_gpu.ipynb")

@@ -11,6 +11,7 @@ import pytest
 
 from specdec_lab import expected_tokens, verify_sampling
 from specdec_lab import lossless_experiments as lx
+from specdec_lab import tables
 from specdec_lab.corpus import CORPUS
 from specdec_lab.lossless import (
     ModelDrafter,
@@ -193,6 +194,16 @@ def test_prompt_lookup_pays_off_when_the_output_copies_the_prompt():
     assert (rewrite.task, open_.task) == ("改寫", "自由發揮")
     assert rewrite.tokens_per_round - open_.tokens_per_round > 5 * math.hypot(rewrite.std_error, open_.std_error)
     assert rewrite.proposed > 3 * open_.proposed
+
+
+def test_the_prompt_lookup_result_shows_as_a_table_of_its_rows():
+    rows = lookup_table()
+    table = rows.table
+    assert [r[0] for r in table.rows] == [r.task for r in rows] == list(lx.TASKS)
+    assert [r[1:] for r in table.rows] == [(str(r.rounds), f"{r.proposed:.1%}", f"{r.first_accepted:.2f}",
+                                             f"{r.tokens_per_round:.2f}") for r in rows]
+    assert str(rows) == str(table) and rows._repr_html_() == table._repr_html_()
+    assert len({tables.display_width(line) for line in str(rows).splitlines()}) == 1  # numbers end together
 
 
 def test_acceptance_summary_counts_judged_tokens():

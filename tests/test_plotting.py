@@ -373,6 +373,27 @@ def test_table_text_columns_line_up_with_chinese_cells():
     assert "<table>" in table._repr_html_() and "&lt;" not in table._repr_html_()
 
 
+
+def test_right_aligned_columns_end_together_and_headers_follow():
+    table = tables.Table(("任務", "輪數"), (("改寫", "1193"), ("自由發揮", "7")), align="<>")
+    header, *rows = str(table).splitlines()
+    ends = {tables.display_width(line) for line in (header, *rows)}
+    assert len(ends) == 1  # the number column ends at one display column, header included
+    assert rows[1].endswith("  7") and rows[0].startswith("改寫  ")
+    html = table._repr_html_()
+    assert '<td style="text-align: right">1193</td>' in html and '<th style="text-align: left">任務</th>' in html
+    assert "style" not in tables.Table(("a",), (("b",),))._repr_html_()  # no align: the notebook's own style
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: tables.Table(("a", "b"), (("1",),)), "rows[0]"),
+    (lambda: tables.Table(("a", "b"), (("1", "2"),), align="<"), "align"),
+    (lambda: tables.Table(("a", "b"), (("1", "2"),), align="<^"), "align"),
+])
+def test_a_malformed_table_says_what_is_wrong(make, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make()
+
 # slider panels ---------------------------------------------------------------------------------
 
 def test_slider_panel_carries_widget_and_static_png_and_redraws():

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from specdec_lab import expected_tokens, expected_tokens_positional, speedup
-from specdec_lab.positional import best_tree, expected_tokens_tree, positional_speedups, tree_from_choices
+from specdec_lab.positional import (best_tree, expected_tokens_tree, positional_speedups, tree_from_choices,
+                                   tree_table)
 
 probability = st.floats(0.0, 1.0, allow_nan=False)
 
@@ -201,6 +202,16 @@ def test_more_nodes_never_hurt_but_each_buys_less():
     assert np.all(steps >= 0) and np.all(np.diff(steps) <= 1e-15)
 
 
+
+def test_tree_table_puts_the_chain_first_then_the_best_trees():
+    table = tree_table(ACCURACY, sizes=[2, 5])
+    chain = expected_tokens_tree(list(range(-1, len(ACCURACY) - 1)), [row[0] for row in ACCURACY])
+    trees = [expected_tokens_tree(*tree_from_choices(best_tree(ACCURACY, n), ACCURACY)) for n in (2, 5)]
+    depth = len(ACCURACY)
+    expected = [(f"鏈，{depth} 個候選", depth, chain), ("樹，2 個候選", 2, trees[0]), ("樹，5 個候選", 5, trees[1])]
+    assert table.rows == tuple((label, f"{e:.2f}", f"{(e - 1) / n:.3f}") for label, n, e in expected)
+    assert tree_table(ACCURACY, sizes=3).rows[1][0] == "樹，3 個候選"
+
 # --- the chain's speedups --------------------------------------------------------------------------
 
 
@@ -240,6 +251,9 @@ def test_positional_speedups_with_equal_rates_is_theorem_38():
     (lambda: tree_from_choices([(0,)], [0.7, 0.2]), ["accuracy", "二維"]),
     (lambda: best_tree(ACCURACY, 40), ["nodes", "[0, 39]", "40"]),
     (lambda: best_tree(ACCURACY, -1), ["nodes", "-1"]),
+    (lambda: tree_table(ACCURACY, sizes=[4, 40]), ["sizes", "[1, 39]", "40"]),
+    (lambda: tree_table(ACCURACY, sizes=[0]), ["sizes", "0"]),
+    (lambda: tree_table(ACCURACY, sizes=[[4]]), ["sizes", "一維", "(1, 1)"]),
     (lambda: positional_speedups([0.5, 2.0], 0.1), ["alphas", "[0, 1]", "2.0"]),
     (lambda: positional_speedups([0.5], -0.1), ["draft_cost", "[0, ∞)", "-0.1"]),
 ])

@@ -4,7 +4,8 @@ A. ``greedy_check``        — greedy speculative output vs the target's own gre
 B. ``sampling_check``      — χ² of sampled text against the target's exact probabilities, for the
                              correct verifier and the two deliberately broken ones (``VERIFIERS``);
 C. ``acceptance_summary``  — measured α and tokens per round against Eq. 1;
-D. ``prompt_lookup_table`` — prompt lookup (vLLM's ``ngram``) on a rewriting task vs open generation.
+D. ``prompt_lookup_table`` — prompt lookup (vLLM's ``ngram``) on a rewriting task vs open generation;
+                             its result shows as a table (``LookupTable``).
 
 Randomness is fixed: run i of a batch uses seed ``seed + i``, so ``notebooks/lossless.ipynb``,
 the numbers in ``lessons/lossless-lab.md`` and ``tests/test_beyond_numbers.py`` all see the same
@@ -30,12 +31,13 @@ from .lossless import (
     verify_resample_from_target,
 )
 from .ngram_lm import CopyingLM
+from .tables import Table
 from .verification import verify_sampling
 
 __all__ = [
     "TEMPERATURE", "K", "N_TOKENS", "VERIFIERS", "corpus_lines", "greedy_prompts",
     "GreedyCheck", "greedy_check", "sampled_runs", "SamplingCheck", "sampling_check",
-    "AcceptanceSummary", "acceptance_summary", "LookupRow", "prompt_lookup_table",
+    "AcceptanceSummary", "acceptance_summary", "LookupRow", "LookupTable", "prompt_lookup_table",
 ]
 
 TEMPERATURE = 0.6
@@ -197,6 +199,33 @@ class LookupRow:
     std_error: float  # of tokens_per_round
 
 
+class LookupTable(tuple):
+    """D's result: one ``LookupRow`` per task, in the order of ``TASKS``. A tuple of rows that
+    shows as a table: ``print`` gives text aligned by display width, a notebook an HTML table.
+
+    >>> print(LookupTable([LookupRow("自由發揮", 2559, 0.063, 0.65, 1.16, 0.01)]))
+    任務      輪數  有猜的輪  第 1 格接受率  每輪前進
+    自由發揮  2559      6.3%           0.65      1.16
+    """
+
+    HEADERS = ("任務", "輪數", "有猜的輪", "第 1 格接受率", "每輪前進")
+
+    @property
+    def table(self) -> Table:
+        rows = tuple((r.task, str(r.rounds), f"{r.proposed:.1%}", f"{r.first_accepted:.2f}",
+                      f"{r.tokens_per_round:.2f}") for r in self)
+        return Table(self.HEADERS, rows, align="<>>>>")
+
+    def __str__(self) -> str:
+        return str(self.table)
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(str(self))
+
+    def _repr_html_(self) -> str:
+        return self.table._repr_html_()
+
+
 TASKS = {
     "改寫": lambda line: line + "\n" + line[:4],  # the whole paragraph, then its opening again
     "自由發揮": lambda line: line[:4],  # the opening alone
@@ -205,8 +234,9 @@ TASKS = {
 
 
 def prompt_lookup_table(target, copy_weight: float = 0.8, k: int = K, temperature: float = TEMPERATURE,
-                        repeats: int = 3, seed: int = 0) -> list[LookupRow]:
-    """D: a target that copies (``CopyingLM``) drafted by prompt lookup, on each task of ``TASKS``."""
+                        repeats: int = 3, seed: int = 0) -> LookupTable:
+    """D: a target that copies (``CopyingLM``) drafted by prompt lookup, on each task of ``TASKS``:
+    one ``LookupRow`` per task, shown as a table."""
     repeats = check.scalar_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     seed = check.scalar_int("seed", seed, minimum=0)
     copier = CopyingLM(target, copy_weight=copy_weight)
@@ -223,4 +253,4 @@ def prompt_lookup_table(target, copy_weight: float = 0.8, k: int = K, temperatur
         rows.append(LookupRow(task, int(drafted.size), float(proposed.mean()),
                               float((accepted[proposed] > 0).mean()), float(emitted.mean()),
                               float(emitted.std() / np.sqrt(emitted.size))))
-    return rows
+    return LookupTable(rows)

@@ -1,6 +1,9 @@
 """Small tables that print as aligned text and render as HTML in a notebook (no matplotlib).
 
 ``round_table`` shows one verification round position by position (lesson 1, section 2️⃣).
+A notebook shows a table with ``Table`` rather than with padded ``print`` calls: f-string padding
+counts characters, and a Chinese character takes two columns in a monospace font, so columns
+padded that way drift apart; ``Table`` pads by ``display_width``.
 """
 from __future__ import annotations
 
@@ -18,32 +21,58 @@ def display_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def _pad(text: str, width: int) -> str:
-    return text + " " * (width - display_width(text))
+def _pad(text: str, width: int, align: str = "<") -> str:
+    room = " " * (width - display_width(text))
+    return room + text if align == ">" else text + room
 
 
 @dataclass(frozen=True)
 class Table:
-    """A small table that prints as aligned text and renders as HTML in a notebook."""
+    """A small table that prints as aligned text and renders as HTML in a notebook.
+
+    ``align`` has one character per column, ``"<"`` (left) or ``">"`` (right, for numbers);
+    empty means every column is left-aligned.
+
+    >>> print(Table(("任務", "輪數"), (("改寫", "1193"), ("自由發揮", "25")), align="<>"))
+    任務      輪數
+    改寫      1193
+    自由發揮    25
+    """
 
     headers: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     caption: str = ""
+    align: str = ""
+
+    def __post_init__(self) -> None:
+        n = len(self.headers)
+        for i, row in enumerate(self.rows):
+            if len(row) != n:
+                raise ValueError(f"rows[{i}] 必須有 {n} 格（和 headers 一樣多），收到 {len(row)} 格")
+        if self.align and (len(self.align) != n or set(self.align) - {"<", ">"}):
+            raise ValueError(f"align 必須是 {n} 個「<」或「>」（每欄一個，或留空表示都靠左），收到 {self.align!r}")
+
+    def _aligns(self) -> str:
+        return self.align or "<" * len(self.headers)
 
     def __str__(self) -> str:
         widths = [max(display_width(c) for c in col) for col in zip(self.headers, *self.rows)]
         lines = [self.caption] if self.caption else []
         for row in (self.headers, *self.rows):
-            lines.append("  ".join(_pad(c, w) for c, w in zip(row, widths)).rstrip())
+            lines.append("  ".join(_pad(c, w, a) for c, w, a in zip(row, widths, self._aligns())).rstrip())
         return "\n".join(lines)
 
     def _repr_pretty_(self, p, cycle) -> None:
         p.text(str(self))
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{escape(h)}</th>" for h in self.headers)
+        # explicit alignment only when asked for, so a table without ``align`` keeps the notebook's own style
+        style = [f' style="text-align: {"right" if a == ">" else "left"}"' if self.align else ""
+                 for a in self._aligns()]
+        head = "".join(f"<th{s}>{escape(h)}</th>" for h, s in zip(self.headers, style))
         body = "".join(
-            "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in self.rows
+            "<tr>" + "".join(f"<td{s}>{escape(c)}</td>" for c, s in zip(row, style)) + "</tr>"
+            for row in self.rows
         )
         caption = f"<caption>{escape(self.caption)}</caption>" if self.caption else ""
         return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

@@ -39,6 +39,6 @@ def diluted_runs(alpha: float, k: int = lx.K):
 
 
 @cache
-def lookup_table(copy_weight: float = 0.8) -> list[lx.LookupRow]:
+def lookup_table(copy_weight: float = 0.8) -> lx.LookupTable:
     target, _ = models()
     return lx.prompt_lookup_table(target, copy_weight=copy_weight)
