@@ -2,8 +2,9 @@
 (tests/support/firefox.py; Playwright's Firefox needs a browser build of its own that cannot be
 fetched here), against the whole site built for and served by site/serve.py's server.
 
-Lesson text draws full-width punctuation at full width (measured), the toy and every quiz question
-answer clicks and keys, search finds the course's terms, each lab page goes live in Pyodide and runs
+Lesson text draws full-width punctuation at full width (measured) and, on a phone, no line starts
+with ，。、 beside a formula or code, and a display formula too wide scrolls with a fading edge; the
+toy and every quiz question answer clicks and keys, search finds the course's terms, each lab page goes live in Pyodide and runs
 every cell (the stored outputs shown before it, as the notebook file has them; every image output
 loaded after it), with no page error and no request leaving 127.0.0.1. Screenshots for people go to
 build/test-output/screenshots/firefox-*.png.
@@ -18,10 +19,11 @@ import pytest
 from specdec_lab import expected_tokens
 from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
+from support.cjk_lines import DISPLAY_FORMULAS, LINE_START_PROBLEMS
 from support.lab_checks import IMAGE_OUTPUTS, STREAM_TEXTS, broken_images, stream_texts_of
 from support.server import serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
-from test_site_browser import (SEEDED_RANDOM, check_round, rounds_drawn, toy_round,
+from test_site_browser import (LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round,
                                toy_cells_overflowing)
 
 pytestmark = pytest.mark.browser
@@ -143,6 +145,39 @@ def test_full_width_punctuation_is_drawn_full_width(open_page, width):
         const w = s.getBoundingClientRect().width; s.remove(); return w; }""")
     assert 150 <= ideographs <= 170            # a CJK font: eight ideographs, eight ems
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_phone_lines_and_display_formulas(open_page, path):
+    """At 390 px: no line starts with a closing Chinese mark (nor ends with an opening one) beside
+    an inline formula or code (Firefox decides the break after a <math> by the formula's own
+    white-space); a display formula fits, or scrolls inside its block with the side that has more
+    of it faded (test_site_browser has the same for Chromium)."""
+    page = open_page(path, width=390, height=844)
+    wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20,
+               what="fonts loaded")
+    problems = page.evaluate(LINE_START_PROBLEMS)
+    assert problems == [], f"a line starts with a closing mark (or ends with an opening one): {problems}"
+    formulas = wait_until(lambda: page.evaluate(DISPLAY_FORMULAS), 10, what="formulas measured") \
+        if page.evaluate("() => !!document.querySelector('.md-typeset .sd-math')") else []
+    for f in formulas:
+        assert f["fontSize"] >= 16 and f["blockRight"] <= f["viewport"] + 1, f
+        if not f["scrolls"]:
+            assert (f["more"], f["mask"]) == (None, "none"), f"a formula that fits fades: {f}"
+            continue
+        assert f["overflowX"] in ("auto", "scroll"), f"formula cut off, not scrollable: {f}"
+        assert f["more"] == "right" and "gradient" in f["mask"], \
+            f"formula scrolls without a cue that more is to the right: {f}"
+    if any(f["scrolls"] for f in formulas):
+        first = "document.querySelector('.md-typeset .sd-math[data-sd-scroll]')"
+        page.evaluate(f"() => {{ const b = {first}; b.scrollIntoView({{block: 'center'}});"
+                      " b.scrollLeft = b.scrollWidth; }")
+        wait_until(lambda: page.evaluate(f"() => {first}.dataset.sdMore") == "left", 5,
+                   what="the fade on the left once scrolled to the end")
+        if path == "":
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(SHOTS / "firefox-phone-formula-scrolled.png")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
 
 
 # --------------------------------------------------------------------------- toy and quiz

@@ -3,7 +3,9 @@
 Zero requests leave 127.0.0.1; the toy answers clicks and keys; each of the five quiz questions gives
 the right feedback for right and wrong choices by mouse and by keyboard, announced through aria-live;
 axe-core reports no serious or critical violations (in the lesson; the lab panel is the lab
-layer's); a 390-px phone works; Chinese search finds the
+layer's); a 390-px phone works, with no line of any lesson starting with ，。、 (or ending with 「（)
+next to a formula or code, and every display formula either fitting or scrolling with a fading edge;
+Chinese search finds the
 course's terms; instant navigation keeps the widgets working. Screenshots for people to look at go to
 build/test-output/screenshots/.
 """
@@ -15,6 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from specdec_lab import expected_tokens
 from support.axe import run_axe
+from support.cjk_lines import DISPLAY_FORMULAS, LINE_START_PROBLEMS
 from support.server import chromium, open_page, serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_lessons
 
@@ -433,6 +436,78 @@ def test_quiz_score_counts_first_choices(open_lesson):
 
 
 # --------------------------------------------------------------------------- phone, navigation, search
+
+# every lesson page (lessons/*.md), as served: index.md is the site's root
+LESSON_PAGES = sorted("" if p.stem == "index" else f"{p.stem}/"
+                      for p in (ROOT / "lessons").glob("*.md"))
+
+
+def phone_page(open_lesson, path):
+    page = open_lesson(path, width=390, has_touch=True, is_mobile=True)
+    page.wait_for_function("document.fonts.status === 'loaded'")
+    page.wait_for_timeout(100)          # a11y.js checks the formulas on the next frame
+    return page
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_no_line_starts_with_closing_punctuation_on_a_phone(open_lesson, path):
+    """Chinese never starts a line with ，。、；：」） nor ends one with 「（. Between characters the
+    browser keeps to that; beside an inline formula (an atomic inline: a break is allowed before and
+    after it) or a long inline code it did not: "α²" / "，依此類推", "spec_decode.py）" / "。因為…"."""
+    page = phone_page(open_lesson, path)
+    problems = page.evaluate(LINE_START_PROBLEMS)
+    assert problems is not None, "no lesson article on the page"
+    assert problems == [], "a line starts with a closing mark (or ends with an opening one): " + \
+        "; ".join(f"{p['before']}⏎{p['mark']}{p['after'][1:]}" if p["kind"] == "starts"
+                  else f"{p['before'][:-1]}{p['mark']}⏎{p['after']}" for p in problems)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "page wider than the phone"
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_display_formulas_fit_or_scroll_with_a_fading_edge_on_a_phone(open_lesson, path):
+    """A display formula wider than the phone is never cut off without a cue: it fits, or it scrolls
+    sideways inside its block (by touch too) and the side with more of it fades out."""
+    page = phone_page(open_lesson, path)
+    formulas = page.evaluate(DISPLAY_FORMULAS)
+    for f in formulas:
+        assert f["fontSize"] >= 16, f"formula drawn too small to read: {f}"
+        assert f["blockRight"] <= f["viewport"] + 1, f"formula block wider than the page: {f}"
+        if not f["scrolls"]:
+            assert (f["more"], f["mask"]) == (None, "none"), f"a formula that fits fades: {f}"
+            continue
+        assert f["overflowX"] in ("auto", "scroll"), f"formula cut off, not scrollable: {f}"
+        assert f["more"] == "right" and "gradient" in f["mask"], \
+            f"formula scrolls without a cue that more is to the right: {f}"
+    blocks = page.locator(".md-typeset .sd-math[data-sd-scroll]")
+    for i in range(blocks.count()):
+        block = blocks.nth(i)
+        block.scroll_into_view_if_needed()
+        box = block.bounding_box()
+        # a finger's swipe to the left scrolls the formula, not the page
+        client = page.context.new_cdp_session(page)
+        x, y = box["x"] + box["width"] * 0.8, box["y"] + box["height"] / 2
+        client.send("Input.dispatchTouchEvent",
+                    {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        for step in range(1, 11):
+            client.send("Input.dispatchTouchEvent",
+                        {"type": "touchMove", "touchPoints": [{"x": x - 8 * step, "y": y}]})
+            page.wait_for_timeout(16)
+        client.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        client.detach()
+        page.wait_for_function(
+            "b => b.scrollLeft > 0 && ['left', 'both'].includes(b.dataset.sdMore)",
+            arg=block.element_handle(), timeout=5000)
+        assert page.evaluate("window.scrollX") == 0
+        block.evaluate("b => { b.scrollLeft = b.scrollWidth; }")
+        page.wait_for_function("b => b.dataset.sdMore === 'left'", arg=block.element_handle(),
+                               timeout=5000)
+        if path == "" and i == 0:
+            shot(page, "phone-formula-scrolled", block)
+        block.evaluate("b => { b.scrollLeft = 0; }")
+        page.wait_for_function("b => b.dataset.sdMore === 'right'", arg=block.element_handle(),
+                               timeout=5000)
+        if path == "" and i == 0:
+            shot(page, "phone-formula-fading", block)
 
 def test_phone_viewport_works(open_lesson):
     page = open_lesson("", width=390, has_touch=True, is_mobile=True)

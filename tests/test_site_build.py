@@ -43,6 +43,37 @@ def test_formulas_are_mathml_with_no_math_javascript(built):
     assert not re.search(r"katex|mathjax", html, re.I)
 
 
+CLOSING_MARKS = "，。、；：！？」』）】〕》〉"
+
+
+@pytest.mark.parametrize("name", [
+    "index.html", "knowledge-card/index.html", "your-gpu/index.html",
+    "notebook-preview/lesson1.html", "notebook-preview/your_gpu.html"])
+def test_inline_formulas_and_code_are_kept_with_the_marks_after_them(built, name):
+    """Every inline formula or code followed by ，。、… is in a short <span class="sd-nobr"> with
+    it (site/hooks/punctuation.py), in the pages and in the notebook previews beside them."""
+    site, _ = built
+    html = page(site, name)
+    loose = re.findall(rf"</(?:math|code)>[{CLOSING_MARKS}]", re.sub(
+        rf'<span class="sd-nobr">.*?</(?:math|code)>(?:</[a-z]+>)?[{CLOSING_MARKS}]+</span>', "",
+        html, flags=re.S))
+    assert html.count('class="sd-nobr"') > 0 and loose == []
+    # never a long unbreakable run: the span's own text (outside the formula or code, which keep
+    # their own line breaks) is the marks and at most a few characters of a <strong> around it
+    for run in re.findall(r'<span class="sd-nobr">(.*?</(?:math|code)>.*?)</span>', html, re.S):
+        text = re.sub(r"<(math|code)\b.*?</\1>|<[^>]+>", "", run, flags=re.S)
+        assert len(html_module.unescape(text)) <= 16, run
+
+
+def test_the_search_index_does_not_see_the_wrapping(built):
+    site, _ = built
+    raw = page(site, "search/search_index.json")
+    assert "sd-nobr" not in raw and "wbr" not in raw
+    docs = json.loads(raw)["docs"]
+    lesson = "".join(d["text"] for d in docs if d["location"].split("#")[0] == "")
+    assert "依此類推" in lesson.replace("\u200b", "")
+
+
 def test_the_five_quiz_questions_are_rendered_in_order(built):
     site, _ = built
     html = page(site, "index.html")

@@ -1,5 +1,6 @@
-"""Build-time helpers of the lesson site that are not the quiz: TeX → MathML, the toy's no-JS round,
-the notebook's static preview."""
+"""Build-time helpers of the lesson site that are not the quiz: TeX → MathML, keeping a formula or
+code with the Chinese punctuation beside it, the toy's no-JS round, the notebook's static
+preview."""
 import re
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ sys.path.insert(0, str(ROOT / "site" / "hooks"))
 from tex_mathml import MathError, tex_to_mathml, tex_to_mathml_html  # noqa: E402
 from toy_fallback import example_round, fill_toys  # noqa: E402
 from notebook_preview import preview_html, preview_name  # noqa: E402
+from punctuation import keep_with_punctuation  # noqa: E402
 
 
 def test_arithmatex_output_becomes_mathml():
@@ -41,6 +43,53 @@ def test_a_prime_follows_its_base_instead_of_a_tiny_superscript():
 def test_bad_tex_is_an_error_quoting_the_formula(tex):
     with pytest.raises(MathError, match=re.escape(tex)):
         tex_to_mathml(tex, display=True)
+
+
+MATH = ('<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">'
+        '<msup><mi>α</mi><mn>2</mn></msup></math>')
+
+
+def _text(html: str) -> str:
+    return re.sub(r"<[^>]+>", "", html)
+
+
+@pytest.mark.parametrize("before, after", [
+    (f"是 {MATH}，依此類推", f'是 <span class="sd-nobr">{MATH}，</span>依此類推'),
+    (f"（{MATH}）。下一句", f'<span class="sd-nobr">（{MATH}）。</span>下一句'),
+    ("最右邊「<code>x</code>」", '最右邊<span class="sd-nobr">「<code>x</code>」</span>'),
+    ("<li><strong><code>method</code></strong>：草稿",
+     '<li><span class="sd-nobr"><strong><code>method</code></strong>：</span>草稿'),
+    (f"、{MATH}、收下", f'、<span class="sd-nobr">{MATH}、</span>收下'),   # a line may end with 、
+])
+def test_a_formula_or_code_is_kept_with_the_punctuation_beside_it(before, after):
+    html = keep_with_punctuation(before)
+    assert html == after
+    assert _text(html) == _text(before)            # no text added: search and copying unchanged
+
+
+@pytest.mark.parametrize("html", [
+    f"<p>{MATH} 和 <code>x</code> 之後是空格</p>",   # nothing to keep together
+    '<div class="sd-math"><math display="block"><mi>x</mi></math></div>。',   # a display formula
+    "<pre><code>print(1)</code>，</pre>",            # a code block is not running text
+    # never a long run: a formula at the end of a long bold phrase is left alone (none in the
+    # lessons; the browser tests would show one that breaks before the ，)
+    f"<strong>一段比十二個字還要長很多的粗體文字 {MATH}</strong>，",
+])
+def test_only_the_formula_or_code_and_its_marks_are_wrapped(html):
+    assert keep_with_punctuation(html) == html
+
+
+def test_long_inline_code_can_break_at_slashes_and_underscores_only():
+    path = "<code>examples/offline_inference/spec_decode.py</code>）。"
+    html = keep_with_punctuation(path)
+    assert "examples/<wbr>offline_<wbr>inference/<wbr>spec_<wbr>decode.py" in html
+    assert _text(html) == _text(path)
+    short = "<code>spec_decode_offline.py</code>，"     # under 30 characters: left whole
+    assert "<wbr>" not in keep_with_punctuation(short)
+    name = "a_very_long_identifier_name_here_x"
+    highlighted = f'<code class="highlight"><span class="n">{name}</span></code>'
+    assert '<span class="n">a_<wbr>very_<wbr>long' in keep_with_punctuation(highlighted)
+    assert "<wbr>" not in keep_with_punctuation(f"<pre><code>{name}/y</code></pre>")
 
 
 @pytest.mark.parametrize("k", range(1, 9))

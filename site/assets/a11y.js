@@ -1,7 +1,9 @@
 /* Accessibility touch-ups of the theme, for every page (no dependencies; mounts through document$):
  * - the search dialog gets an accessible name (Material leaves role="dialog" unnamed);
  * - a formula or table wider than the screen (it scrolls sideways, see course.css) becomes
- *   keyboard-focusable, so it can be scrolled without a mouse.
+ *   keyboard-focusable, so it can be scrolled without a mouse;
+ * - a display formula that scrolls gets data-sd-more (right, left or both: where more of it is),
+ *   which course.css shows as a fading edge.
  */
 (function () {
   "use strict";
@@ -23,9 +25,30 @@
     }
   }
 
+  // a display formula that scrolls fades out on the side(s) with more of it (course.css)
+  function showMore(node) {
+    const rest = node.scrollWidth - node.clientWidth - node.scrollLeft;
+    const left = node.scrollLeft > 1, right = rest > 1;
+    const more = left && right ? "both" : left ? "left" : right ? "right" : "";
+    if (more) node.setAttribute("data-sd-more", more);
+    else node.removeAttribute("data-sd-more");
+  }
+
+  function scrollHints(root) {
+    (root || document).querySelectorAll(".sd-math").forEach((node) => {
+      if (!node.sdMore) {
+        node.sdMore = true;
+        node.addEventListener("scroll", () => showMore(node), { passive: true });
+      }
+      showMore(node);
+    });
+  }
+  window.sdScrollHints = scrollHints;   // lab-panel.js, for the notebook preview it puts in
+
   function check() {
     document.querySelectorAll(".md-typeset .sd-math")
       .forEach((node) => makeScrollable(node, "公式（可左右捲動）"));
+    scrollHints(document);
     // an inline formula keeps its math role: focusable, but no region role or label
     document.querySelectorAll(".md-typeset math[display='inline']").forEach((math) => {
       if (math.scrollWidth > math.clientWidth + 1) math.setAttribute("tabindex", "0");
@@ -38,6 +61,11 @@
   function onPage() {
     nameSearchDialog();
     check();
+  }
+
+  // the math font may arrive after the first check and widen the formulas
+  if (document.fonts && document.fonts.ready) {
+    document.fonts.ready.then(() => requestAnimationFrame(check));
   }
 
   let pending = 0;

@@ -112,6 +112,7 @@
         preview.querySelectorAll("pre > code, .sd-math").forEach((el) => {
           if (el.scrollWidth > el.clientWidth) el.tabIndex = 0;
         });
+        if (window.sdScrollHints) window.sdScrollHints(preview);   // a11y.js: the fading edge
       }).catch(() => { /* no preview: the frame shows as it loads */ });
     }
     // JupyterLab focuses its notebook as it starts, which would take the keyboard away from a

@@ -5,7 +5,8 @@
 - on_page_markdown: find and validate the `/// quiz` blocks (quiz_format.py); a broken quiz stops
   the build with `lessons/xyz.md:LINE: 訊息`.
 - on_page_content: put the rendered quizzes in place, give the toy its no-JS example round
-  (toy_fallback.py), turn arithmatex's TeX into MathML (tex_mathml.py).
+  (toy_fallback.py), turn arithmatex's TeX into MathML (tex_mathml.py), keep each inline formula
+  or code on one line with the Chinese punctuation beside it (punctuation.py).
 - on_post_build: write the search index as UTF-8 instead of \\uXXXX escapes (half the bytes for
   Chinese; every page load fetches it); write the static preview of each notebook named by a
   page's `lab:` front matter (notebook_preview.py) to notebook-preview/NAME.html (NAME without
@@ -22,6 +23,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 
 from notebook_preview import preview_html, preview_name
+from punctuation import keep_with_punctuation
 from quiz_format import QuizError, find_quizzes, render_quiz
 from tex_mathml import MathError, tex_to_mathml_html
 from toy_fallback import fill_toys
@@ -89,10 +91,11 @@ def on_page_content(html, page, config, files):
         html = html.replace(slot, quiz_html)
     html = fill_toys(html)
     try:
-        return tex_to_mathml_html(html)
+        html = tex_to_mathml_html(html)
     except MathError as error:
         raise PluginError(f"{_display_path(page, config)}:{_math_line(page, str(error))}: {error}") \
             from None
+    return keep_with_punctuation(html)
 
 
 def _display_path(page, config) -> str:
@@ -147,6 +150,7 @@ def _write_previews(config) -> None:
             fragment = tex_to_mathml_html(preview_html(_notebook_path(config, name), to_html))
         except MathError as error:
             raise PluginError(f"{NOTEBOOKS}/{name}（{page_path} 的實驗場）: {error}") from None
+        fragment = keep_with_punctuation(fragment)
         with open(os.path.join(config.site_dir, PREVIEW_DIR, preview_name(name)), "w", encoding="utf-8") as f:
             f.write(fragment)
 

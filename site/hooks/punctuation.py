@@ -1,0 +1,80 @@
+"""Keep an inline formula or inline code on the same line as the Chinese punctuation around it.
+
+Chinese typography never starts a line with a closing mark (，。、；：」）…) nor ends one with an
+opening mark (「（…). Browsers keep to that between characters, but not next to an inline formula:
+<math> is laid out as an atomic inline, and the web allows a line break before and after every
+atomic inline whatever the character beside it (CSS Text 3, §5.1), so "α²，依此類推" could break
+into "α²" / "，依此類推". Next to inline <code> the same happens when a long name fills the line
+and the browser breaks it wherever it can (overflow-wrap), e.g. "spec_decode.py）" / "。因為…".
+
+    keep_with_punctuation(html) -> html
+
+wraps each inline formula or inline code, together with the opening marks right before it and the
+closing marks right after it, in <span class="sd-nobr">. course.css gives that span
+`white-space: nowrap` and its children `white-space: normal`: a break between the formula or code
+and the marks beside it is decided by the span (their nearest common ancestor, CSS Text 3 §4.1)
+and is gone, while long code can still break inside itself. Only that short run is wrapped,
+never the sentence. The span adds no text, so the search index and copied text are unchanged.
+A formula or code wrapped in one inline element (<strong><code>x</code></strong>：) is kept with
+that element, when the element holds only a few characters besides it.
+
+Long inline code (30 characters or more, most of a phone line) also gets a <wbr> after each "/"
+and "_" inside a name (examples/<wbr>offline_<wbr>inference/…). Without them a path or identifier has no break
+opportunity; one that fills a line would be broken by overflow-wrap at the last place that fits,
+which can be right between the code and the "）。" after it. With them the browser breaks the name
+at a slash or an underscore first, as typesetters break paths. <wbr> adds no text either.
+"""
+from __future__ import annotations
+
+import re
+
+CLOSING = "，。、；：！？」』）】〕》〉”’…‥・"
+OPENING = "「『（【〔《〈“‘"
+
+_MATH = r'<math\b[^>]*\bdisplay="inline"[^>]*>(?:(?!</math>).)*</math>'
+_CODE = r"<code\b[^>]*>(?:(?!</?code\b).)*</code>"
+_UNIT = rf"(?:{_MATH}|{_CODE})"
+# one inline element around the unit, with at most a few characters of plain text before it
+_WRAPPED = rf"<(?P<tag>strong|em|b|i|mark|a)\b[^>]*>[^<]{{0,12}}{_UNIT}</(?P=tag)>"
+KEEP_RE = re.compile(
+    rf"(?P<before>[{OPENING}]*)(?P<unit>{_WRAPPED}|{_UNIT})(?P<after>[{CLOSING}]*)", re.S)
+# inline code inside a code block (<pre>…</pre>) is not running text
+PRE_RE = re.compile(r"<pre\b.*?</pre>", re.S)
+
+
+CODE_RE = re.compile(r"(<code\b[^>]*>)((?:(?!</?code\b).)*)(</code>)", re.S)
+TAG_RE = re.compile(r"(<[^>]*>)")
+BREAK_AFTER_RE = re.compile(r"([/_])(?=[^\s/_])")
+LONG_CODE = 30          # characters: about 3/4 of a phone line of code (about 43 at 390 px)
+
+
+def _break_points(match: re.Match) -> str:
+    """<wbr> after / and _ inside a long inline code's text (not inside its tags)."""
+    start, body, end = match.groups()
+    parts = TAG_RE.split(body)
+    if sum(len(part) for part in parts[::2]) < LONG_CODE:
+        return match.group(0)
+    parts[::2] = [BREAK_AFTER_RE.sub(r"\1<wbr>", part) for part in parts[::2]]
+    return start + "".join(parts) + end
+
+
+def _keep(match: re.Match) -> str:
+    if not match.group("before") and not match.group("after"):
+        return match.group(0)
+    return f'<span class="sd-nobr">{match.group(0)}</span>'
+
+
+def _running_text(html: str) -> str:
+    return KEEP_RE.sub(_keep, CODE_RE.sub(_break_points, html))
+
+
+def keep_with_punctuation(html: str) -> str:
+    """Wrap every inline formula or code that touches Chinese punctuation, and give long inline
+    code break points (see the module's doc). Code blocks (<pre>) are left as they are."""
+    out, last = [], 0
+    for pre in PRE_RE.finditer(html):
+        out.append(_running_text(html[last:pre.start()]))
+        out.append(pre.group(0))
+        last = pre.end()
+    out.append(_running_text(html[last:]))
+    return "".join(out)

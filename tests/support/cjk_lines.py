@@ -1,0 +1,135 @@
+"""Measure, in a browser, how lesson text is broken into lines and whether display formulas fit.
+
+Both are JavaScript functions (as text) for Playwright's `page.evaluate(fn, root)` or
+tests/support/firefox.py's `page.evaluate(fn, root)`; `root` is a CSS selector (by default the
+lesson's article) and each returns plain JSON.
+
+LINE_START_PROBLEMS: every place in the running text (p, li, td, th, dd, dt, summary, figcaption,
+    .admonition-title) where a line starts with a closing CJK punctuation mark (，。、；：」）…)
+    or ends with an opening one (「（…). It walks the block's visible leaves in order, each
+    character of a text node (Range.getClientRects) and each <math> or <img> as one item, and
+    says a line starts at an item whose vertical middle lies below the previous item's bottom.
+    Returns [{page, before, mark, after, kind}] (kind: "starts" or "ends").
+
+DISPLAY_FORMULAS: every visible .sd-math block: its width and the width of its formula, whether
+    it scrolls (scrollWidth > clientWidth), its overflow-x, the side a11y.js says has more of it
+    (data-sd-more: right, left, both or null), the mask that course.css fades that side with, and
+    the formula's font size (to check it is still legible).
+"""
+from __future__ import annotations
+
+CLOSING = "，。、；：！？」』）】〕》〉”’…‥・"
+OPENING = "「『（【〔《〈“‘"
+
+LINE_START_PROBLEMS = r"""
+(rootSelector) => {
+  const CLOSING = new Set([...%s]);
+  const OPENING = new Set([...%s]);
+  const root = document.querySelector(rootSelector || "article.md-content__inner");
+  if (!root) return null;
+  const blocks = root.querySelectorAll(
+    "p, li, td, th, dd, dt, summary, figcaption, .admonition-title");
+  const ATOMIC = new Set(["math", "img", "svg", "input", "button"]);
+  const problems = [];
+  const seen = new Set();
+
+  function visible(el) {
+    return el.getClientRects().length > 0 && getComputedStyle(el).visibility !== "hidden";
+  }
+  // the block's leaves in order: {rect(), char} for characters, {rect(), atom} for math/img
+  function leaves(block) {
+    const out = [];
+    (function walk(node) {
+      for (const child of node.childNodes) {
+        if (child.nodeType === Node.TEXT_NODE) {
+          const text = child.data;
+          for (let i = 0; i < text.length; i++) {
+            const ch = text[i];
+            if (/\s/.test(ch)) continue;
+            const node = child, offset = i;
+            out.push({ch, rect() {
+              const r = document.createRange();
+              r.setStart(node, offset); r.setEnd(node, offset + 1);
+              const rects = [...r.getClientRects()].filter((b) => b.width > 0 || b.height > 0);
+              return rects[0] || null;
+            }});
+          }
+        } else if (child.nodeType === Node.ELEMENT_NODE) {
+          const name = child.localName;
+          if (!visible(child)) continue;
+          if (name === "br") { out.push({br: true}); continue; }
+          if (ATOMIC.has(name)) {
+            const el = child;
+            out.push({atom: name, text: el.textContent.trim().slice(0, 20),
+                      rect() { return el.getBoundingClientRect(); }});
+            continue;
+          }
+          // a nested block (a list inside a list item) is measured on its own
+          const display = getComputedStyle(child).display;
+          if (!display.startsWith("inline") && display !== "contents") {
+            out.push({br: true});
+            continue;
+          }
+          walk(child);
+        }
+      }
+    })(block);
+    return out;
+  }
+  const label = (item) => item ? (item.atom ? "<" + item.atom + ">" + item.text : item.ch) : "";
+  function context(items, i, step) {
+    let s = "";
+    for (let j = i + step; j >= 0 && j < items.length && s.length < 8; j += step) {
+      if (items[j].br) break;
+      s = step < 0 ? label(items[j]) + s : s + label(items[j]);
+    }
+    return s;
+  }
+
+  for (const block of blocks) {
+    if (!visible(block)) continue;
+    const items = leaves(block);
+    for (let i = 1; i < items.length; i++) {
+      const prev = items[i - 1], item = items[i];
+      if (prev.br || item.br) continue;
+      const startsBad = item.ch && CLOSING.has(item.ch);
+      const endsBad = prev.ch && OPENING.has(prev.ch);
+      if (!startsBad && !endsBad) continue;
+      const a = prev.rect(), b = item.rect();
+      if (!a || !b) continue;
+      const newLine = (b.top + b.bottom) / 2 > a.bottom;
+      if (!newLine) continue;
+      const entry = {page: location.pathname, before: context(items, i, -1), mark: label(item),
+                     after: context(items, i - 1, 1), kind: startsBad ? "starts" : "ends"};
+      if (endsBad) entry.mark = label(prev);
+      const key = JSON.stringify(entry);
+      if (!seen.has(key)) { seen.add(key); problems.push(entry); }
+    }
+  }
+  return problems;
+}
+""" % (repr(CLOSING).replace("'", '"'), repr(OPENING).replace("'", '"'))
+
+DISPLAY_FORMULAS = r"""
+(rootSelector) => [...document.querySelectorAll((rootSelector || ".md-typeset") + " .sd-math")]
+  .filter((block) => block.getClientRects().length > 0)
+  .map((block) => {
+    const math = block.querySelector("math");
+    const box = block.getBoundingClientRect(), formula = math.getBoundingClientRect();
+    return {
+      page: location.pathname,
+      text: math.textContent.replace(/\s+/g, "").slice(0, 30),
+      blockWidth: block.clientWidth,
+      contentWidth: block.scrollWidth,
+      formulaWidth: formula.width,
+      blockRight: box.right,
+      viewport: document.documentElement.clientWidth,
+      scrolls: block.scrollWidth > block.clientWidth + 1,
+      overflowX: getComputedStyle(block).overflowX,
+      more: block.getAttribute("data-sd-more"),
+      mask: (() => { const st = getComputedStyle(block);
+                     return st.maskImage || st.webkitMaskImage || "none"; })(),
+      fontSize: parseFloat(getComputedStyle(math).fontSize),
+    };
+  })
+"""
