@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from specdec_lab import expected_tokens, simulate_rounds
+from specdec_lab.tables import Table
 
 
 def python_loop(alpha: float, k: int, rounds: int, seed: int, numpy_rng: bool = False) -> list[int]:
@@ -46,10 +47,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30_000)
     args = parser.parse_args()
     print(f"{args.rounds:,} 輪，每組重複 {args.repeats} 次取中位數")
-    print(
-        f"{'α':>5} {'K':>3} {'向量化 ms':>10} {'random 迴圈 ms':>15} {'倍數':>6} "
-        f"{'Generator 迴圈 ms':>18} {'倍數':>6}  平均/閉式解"
-    )
+    rows = []
     worst = {"random": float("inf"), "Generator": float("inf")}
     for alpha, k in [(0.6, 5), (0.8, 5), (0.9, 16)]:
         times = {"vec": [], "random": [], "Generator": []}
@@ -64,11 +62,12 @@ def main() -> None:
         for name in worst:
             worst[name] = min(worst[name], ratio[name])
         mean = simulate_rounds(alpha, k, args.rounds, seed=0).mean()
-        print(
-            f"{alpha:>5} {k:>3} {med['vec'] * 1e3:>10.2f} {med['random'] * 1e3:>15.1f} "
-            f"{ratio['random']:>5.0f}× {med['Generator'] * 1e3:>18.1f} {ratio['Generator']:>5.0f}×"
-            f"  {mean:.3f}/{expected_tokens(alpha, k):.3f}"
-        )
+        rows.append((f"{alpha}", f"{k}", f"{med['vec'] * 1e3:.2f}", f"{med['random'] * 1e3:.1f}",
+                     f"{ratio['random']:.0f}×", f"{med['Generator'] * 1e3:.1f}",
+                     f"{ratio['Generator']:.0f}×", f"{mean:.3f}/{expected_tokens(alpha, k):.3f}"))
+    # (aligned by display width: a Chinese header takes two columns)
+    print(Table(("α", "K", "向量化 ms", "random 迴圈 ms", "倍數", "Generator 迴圈 ms", "倍數", "平均/閉式解"),
+                tuple(rows), align=">>>>>>><"))
     for name, ratio in worst.items():
         verdict = "達標" if ratio >= 50 else "未達標"
         print(f"對 {name} 迴圈的最小倍數 {ratio:.0f}×（目標 ≥ 50×）：{verdict}")
