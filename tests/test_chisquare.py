@@ -55,13 +55,14 @@ def test_chi2_sf_bad_input(x, dof):
         chi2_sf(x, dof)
 
 
-@pytest.mark.parametrize("p, text", [(0.5123, "p = 0.51"), (1.34e-48, "p = 1.3e-48"), (0.0, "p < 1e-300"),
-                                     (2e-301, "p < 1e-300"), (1.0, "p = 1")])
+@pytest.mark.parametrize("p, text", [(0.5123, "p = 0.51"), (1.34e-48, "p = 1.3×10⁻⁴⁸"), (0.0, "p < 10⁻³⁰⁰"),
+                                     (2e-301, "p < 10⁻³⁰⁰"), (1.0, "p = 1"), (1.7e-5, "p = 1.7×10⁻⁵"),
+                                     (1e-5, "p = 1×10⁻⁵"), (0.0123, "p = 0.012")])
 def test_p_values_print_without_claiming_zero(p, text):
     assert p_text(p) == text
 
 
 def test_an_underflowing_p_value_is_below_the_printed_bound():
-    """p_text says "< 1e-300" for 0.0; scipy's log survival function confirms the bound."""
+    """p_text says "< 10⁻³⁰⁰" for 0.0; scipy's log survival function confirms the bound."""
     x, dof = 21235.8, 121
     assert chi2_sf(x, dof) == 0.0 and stats.chi2.logsf(x, dof) < np.log(1e-300)

@@ -152,6 +152,53 @@ def test_the_notebooks_chinese_is_drawn_in_the_traditional_chinese_font(lesson):
     assert cjk == ["Noto Sans CJK TC"]
 
 
+# each stored printed line, drawn in the live lab's page as JupyterLab draws a stream output, 240
+# to 640 px wide: the numbers in it whose characters are not all on one line, and at what width
+NUMBERS_SPLIT = """(lines) => {
+  const split = new Set();
+  for (const line of lines) {
+    const output = document.createElement('div');      // as JupyterLab draws a stream output
+    output.className = 'jp-RenderedText jp-OutputArea-output';
+    output.dataset.mimeType = 'application/vnd.jupyter.stdout';
+    output.style.cssText = 'position: fixed; top: 0; left: 0; z-index: 100;';
+    const pre = document.createElement('pre');
+    pre.textContent = line;
+    output.append(pre);
+    document.body.append(output);
+    for (let width = 240; width <= 640; width += 8) {     // panels from a phone's to a wide one
+      output.style.width = width + 'px';
+      for (const m of line.matchAll(/[0-9][0-9.e+-]*[0-9%]?(×10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)?|10[⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+/g)) {
+        const range = document.createRange();
+        range.setStart(pre.firstChild, m.index);
+        range.setEnd(pre.firstChild, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size > 1) split.add(m[0] + ' at ' + width + ' px');
+      }
+    }
+    output.remove();
+  }
+  return [...split];
+}"""
+
+
+def stored_stream_lines(notebook: str) -> list[str]:
+    cells = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))["cells"]
+    return [line.rstrip("\n") for c in cells if c["cell_type"] == "code" for o in c["outputs"]
+            if o["output_type"] == "stream" for line in "".join(o["text"]).splitlines()]
+
+
+def test_printed_output_wraps_between_words_not_inside_a_number(lesson):
+    """JupyterLab wraps output text anywhere (word-break: break-all): in the panel "p < 1e-300"
+    came out as "1e-3" above "00". Every number printed in the stored notebooks, drawn as an
+    output of the live notebook at widths from a phone's panel to a wide one, stays on one line."""
+    lab, _, _ = lesson
+    lines = [line for name in ("lesson1.ipynb", "lossless.ipynb", "your_gpu.ipynb")
+             for line in stored_stream_lines(name)]
+    assert any("10⁻³⁰⁰" in line for line in lines) and any("×10⁻" in line for line in lines)
+    split = lab.frame().evaluate(NUMBERS_SPLIT, lines)
+    assert split == [], " ".join(split)
+
+
 def test_run_pressed_early_waits_for_python_without_a_dialog(lesson):
     lab, _, ran = lesson
     assert any(e.get("queued", 0) > 0 for e in lab.events()), "Run was not held: pressed too late?"

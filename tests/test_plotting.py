@@ -570,3 +570,23 @@ def test_a_kept_histogram_refuses_another_k():
     with pytest.raises(ValueError, match="K = 5") as error:
         plot.update(monte_carlo_check(0.8, 6, rounds=1000, seed=1))
     assert "K = 6" in str(error.value)
+
+
+@pytest.mark.parametrize("p", [8.5e-31, 1.7e-5, 0.0, 0.053])
+def test_a_tiny_p_value_in_a_title_has_every_glyph(p):
+    """The Chinese font has no superscript minus: p_text's 8.5×10⁻³¹ in a title drew a box (seen
+    in the lossless lab's second figure). Titles write the power of ten in mathtext."""
+    from specdec_lab.chisquare import p_text
+    from specdec_lab.plotting.beyond import _p_for_title
+
+    def missing(title):
+        fig = Figure()
+        fig.add_subplot().set_title(f"「一個字」後面接什麼字？（284 次，{title}）")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            plotting.figure_png(fig)
+        return [str(w.message) for w in caught if "missing from" in str(w.message)]
+
+    assert missing(_p_for_title(p)) == []
+    if "⁻" in p_text(p):
+        assert missing(p_text(p)) != []          # the check can fail

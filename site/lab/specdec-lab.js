@@ -11,7 +11,8 @@
 //   9. keeps the learner's notebook for the tab's session: moving to another page and back (instant
 //      navigation or not) shows it as it was left; a refresh restores the original (the lesson page's
 //      lab-panel.js forgets what was kept when the page is reloaded);
-//  10. marks the notebook as zh-TW, so its punctuation takes the Traditional Chinese shapes.
+//  10. marks the notebook as zh-TW, so its punctuation takes the Traditional Chinese shapes;
+//  11. wraps printed output between words, not inside a number.
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -260,8 +261,12 @@
   // In a narrow side panel, two of the notebook app's badges are noise: "Not Trusted" (only about
   // JavaScript inside outputs, which these notebooks do not have) and the fading kernel-status
   // badge, which covers the menu bar on a phone (the lesson page shows Python's progress).
+  // 11. JupyterLab wraps printed output anywhere (word-break: break-all): a long line of Chinese
+  // with numbers broke "p < 1e-300" into "1e-3" and "00" in the narrow panel. Here it wraps between
+  // words and characters, as the lesson does; inside a word only when nothing else fits.
   const style = document.createElement('style');
-  style.textContent = '.jp-NotebookTrustedStatus, .jp-NotebookKernelStatus { display: none; }';
+  style.textContent = '.jp-NotebookTrustedStatus, .jp-NotebookKernelStatus { display: none; }\n'
+    + 'body .jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; }';
   document.head.append(style);
 
   // 9. The lab keeps its contents in memory (jupyter-lite.json): a notebook left for another page

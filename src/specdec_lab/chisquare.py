@@ -48,10 +48,21 @@ def chi2_sf(x: float, dof: int) -> float:
     return float(min(1.0, head + math.exp(_logsumexp(terms) - half)))
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
 def p_text(p: float) -> str:
-    """A p-value as the course prints it: "p = 0.51", "p = 1.3e-48", or "p < 1e-300" when the
-    float underflowed (``chi2_sf`` works in log space, so 0.0 means below ~1e-323)."""
-    return "p < 1e-300" if p < 1e-300 else f"p = {p:.2g}"
+    """A p-value as the course prints it: "p = 0.51", "p = 1.3×10⁻⁴⁸", or "p < 10⁻³⁰⁰" when the
+    float underflowed (``chi2_sf`` works in log space, so 0.0 means below ~1e-323). Powers of ten
+    as the lessons write them, with no space or hyphen, so a line never breaks inside the number
+    (a line broke "1e-300" after its "-" in the notebook's narrow panel)."""
+    if p < 1e-300:
+        return "p < 10⁻³⁰⁰"
+    text = f"{p:.2g}"
+    if "e" not in text:
+        return f"p = {text}"
+    mantissa, exponent = text.split("e")
+    return f"p = {mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
 
 
 def _logsumexp(values: list[float]) -> float:
