@@ -19,7 +19,7 @@ import pytest
 from specdec_lab import expected_tokens
 from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
-from support.cjk_lines import DISPLAY_FORMULAS, LINE_START_PROBLEMS
+from support.cjk_lines import DISPLAY_FORMULAS, LINE_START_PROBLEMS, SCROLL_HINTS_SETTLED
 from support.lab_checks import IMAGE_OUTPUTS, STREAM_TEXTS, broken_images, stream_texts_of
 from support.server import serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
@@ -158,6 +158,10 @@ def test_phone_lines_and_display_formulas(open_page, path):
                what="fonts loaded")
     problems = page.evaluate(LINE_START_PROBLEMS)
     assert problems == [], f"a line starts with a closing mark (or ends with an opening one): {problems}"
+    try:                                # a11y.js marks the formulas a frame after the fonts
+        wait_until(lambda: page.evaluate(SCROLL_HINTS_SETTLED), 5, what="formulas' scroll hints")
+    except TimeoutError:
+        pass                            # the checks below say which formula and how
     formulas = wait_until(lambda: page.evaluate(DISPLAY_FORMULAS), 10, what="formulas measured") \
         if page.evaluate("() => !!document.querySelector('.md-typeset .sd-math')") else []
     for f in formulas:

@@ -17,7 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from specdec_lab import expected_tokens
 from support.axe import run_axe
-from support.cjk_lines import DISPLAY_FORMULAS, LINE_START_PROBLEMS
+from support.cjk_lines import DISPLAY_FORMULAS, LINE_START_PROBLEMS, SCROLL_HINTS_SETTLED
 from support.server import chromium, open_page, serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_lessons
 
@@ -445,7 +445,10 @@ LESSON_PAGES = sorted("" if p.stem == "index" else f"{p.stem}/"
 def phone_page(open_lesson, path):
     page = open_lesson(path, width=390, has_touch=True, is_mobile=True)
     page.wait_for_function("document.fonts.status === 'loaded'")
-    page.wait_for_timeout(100)          # a11y.js checks the formulas on the next frame
+    try:                                # a11y.js marks the formulas a frame after the fonts
+        page.wait_for_function(SCROLL_HINTS_SETTLED, timeout=5000)
+    except PlaywrightTimeout:
+        pass                            # the test's own checks say which formula and how
     return page
 
 

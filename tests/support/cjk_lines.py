@@ -133,3 +133,8 @@ DISPLAY_FORMULAS = r"""
     };
   })
 """
+
+# true once a11y.js (on the frame after the page and its fonts are ready) has marked every display
+# formula that scrolls with the side that has more of it, and none that fits
+SCROLL_HINTS_SETTLED = """() => [...document.querySelectorAll('.md-typeset .sd-math')].every((block) =>
+    (block.scrollWidth > block.clientWidth + 1) === block.hasAttribute('data-sd-more'))"""
