@@ -46,6 +46,19 @@ IMMUTABLE = re.compile(r"^(/lab/static/pyodide-[0-9a-f]{12}/"
 COMPRESSIBLE = re.compile(r"^(text/|application/(javascript|json|manifest\+json|xml|wasm)|image/svg\+xml)")
 
 
+def send_not_found_page(handler, page: Path) -> bool:
+    """Answers ``handler``'s request with ``page`` and status 404; False if there is no such page."""
+    if not page.is_file():
+        return False
+    body = page.read_bytes()
+    handler.send_response(404)
+    handler.send_header("Content-Type", "text/html; charset=utf-8")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    if handler.command != "HEAD":
+        handler.wfile.write(body)
+    return True
+
 class GzipCache:
     """gzip bodies of files, made on first request and kept while the file is unchanged
     (path, size and mtime), shared by every server in the process. Any static host compresses
@@ -121,16 +134,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
 
     def send_error(self, code, message=None, explain=None):
         """A missing URL gets the site's own 404 page, as GitHub Pages and most static hosts answer."""
-        page = Path(self.directory) / "404.html"
-        if code != 404 or not page.is_file():
-            return super().send_error(code, message, explain)
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        if code != 404 or not send_not_found_page(self, Path(self.directory) / "404.html"):
+            super().send_error(code, message, explain)
 
     def _file(self) -> str | None:
         """The file a GET of this URL sends (a folder's index.html), or None (a redirect, a

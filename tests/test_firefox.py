@@ -19,7 +19,8 @@ import pytest
 from specdec_lab import expected_tokens
 from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
-from support.cjk_lines import DISPLAY_FORMULAS, LINE_START_PROBLEMS, SCROLL_HINTS_SETTLED
+from support.cjk_lines import (DISPLAY_FORMULAS, LINE_START_PROBLEMS, SCROLL_HINTS_SETTLED,
+                               check_display_formulas)
 from support.lab_checks import IMAGE_OUTPUTS, STREAM_TEXTS, broken_images, stream_texts_of
 from support.server import serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
@@ -164,14 +165,7 @@ def test_phone_lines_and_display_formulas(open_page, path):
         pass                            # the checks below say which formula and how
     formulas = wait_until(lambda: page.evaluate(DISPLAY_FORMULAS), 10, what="formulas measured") \
         if page.evaluate("() => !!document.querySelector('.md-typeset .sd-math')") else []
-    for f in formulas:
-        assert f["fontSize"] >= 16 and f["blockRight"] <= f["viewport"] + 1, f
-        if not f["scrolls"]:
-            assert (f["more"], f["mask"]) == (None, "none"), f"a formula that fits fades: {f}"
-            continue
-        assert f["overflowX"] in ("auto", "scroll"), f"formula cut off, not scrollable: {f}"
-        assert f["more"] == "right" and "gradient" in f["mask"], \
-            f"formula scrolls without a cue that more is to the right: {f}"
+    check_display_formulas(formulas)
     if any(f["scrolls"] for f in formulas):
         first = "document.querySelector('.md-typeset .sd-math[data-sd-scroll]')"
         page.evaluate(f"() => {{ const b = {first}; b.scrollIntoView({{block: 'center'}});"

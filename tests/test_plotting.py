@@ -577,7 +577,6 @@ def test_a_tiny_p_value_in_a_title_has_every_glyph(p):
     """The Chinese font has no superscript minus: p_text's 8.5×10⁻³¹ in a title drew a box (seen
     in the lossless lab's second figure). Titles write the power of ten in mathtext."""
     from specdec_lab.chisquare import p_text
-    from specdec_lab.plotting.beyond import _p_for_title
 
     def missing(title):
         fig = Figure()
@@ -587,6 +586,6 @@ def test_a_tiny_p_value_in_a_title_has_every_glyph(p):
             plotting.figure_png(fig)
         return [str(w.message) for w in caught if "missing from" in str(w.message)]
 
-    assert missing(_p_for_title(p)) == []
+    assert missing(p_text(p, mathtext=True)) == []
     if "⁻" in p_text(p):
         assert missing(p_text(p)) != []          # the check can fail

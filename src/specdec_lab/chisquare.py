@@ -51,18 +51,26 @@ def chi2_sf(x: float, dof: int) -> float:
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def p_text(p: float) -> str:
+def p_text(p: float, mathtext: bool = False) -> str:
     """A p-value as the course prints it: "p = 0.51", "p = 1.3×10⁻⁴⁸", or "p < 10⁻³⁰⁰" when the
     float underflowed (``chi2_sf`` works in log space, so 0.0 means below ~1e-323). Powers of ten
     as the lessons write them, with no space or hyphen, so a line never breaks inside the number
-    (a line broke "1e-300" after its "-" in the notebook's narrow panel)."""
+    (a line broke "1e-300" after its "-" in the notebook's narrow panel). ``mathtext=True`` writes
+    the power for a matplotlib title ($1.3\\times10^{-48}$): the Chinese font has no superscript
+    minus."""
     if p < 1e-300:
-        return "p < 10⁻³⁰⁰"
-    text = f"{p:.2g}"
-    if "e" not in text:
-        return f"p = {text}"
-    mantissa, exponent = text.split("e")
-    return f"p = {mantissa}×10{str(int(exponent)).translate(_SUPERSCRIPT)}"
+        mantissa, exponent, relation = "", -300, "<"
+    else:
+        text = f"{p:.2g}"
+        if "e" not in text:
+            return f"p = {text}"
+        mantissa, power = text.split("e")
+        exponent, relation = int(power), "="
+    if mathtext:
+        number = "$" + (rf"{mantissa}\times" if mantissa else "") + f"10^{{{exponent}}}$"
+    else:
+        number = f"{mantissa + '×' if mantissa else ''}10{str(exponent).translate(_SUPERSCRIPT)}"
+    return f"p {relation} {number}"
 
 
 def _logsumexp(values: list[float]) -> float:

@@ -138,3 +138,17 @@ DISPLAY_FORMULAS = r"""
 # formula that scrolls with the side that has more of it, and none that fits
 SCROLL_HINTS_SETTLED = """() => [...document.querySelectorAll('.md-typeset .sd-math')].every((block) =>
     (block.scrollWidth > block.clientWidth + 1) === block.hasAttribute('data-sd-more'))"""
+
+
+def check_display_formulas(formulas: list[dict]) -> None:
+    """DISPLAY_FORMULAS' measures, in either browser: each formula readable (≥ 16 px) and inside
+    the page; one that fits does not fade; one that does not fit scrolls, faded on the right."""
+    for f in formulas:
+        assert f["fontSize"] >= 16, f"formula drawn too small to read: {f}"
+        assert f["blockRight"] <= f["viewport"] + 1, f"formula block wider than the page: {f}"
+        if not f["scrolls"]:
+            assert (f["more"], f["mask"]) == (None, "none"), f"a formula that fits fades: {f}"
+            continue
+        assert f["overflowX"] in ("auto", "scroll"), f"formula cut off, not scrollable: {f}"
+        assert f["more"] == "right" and "gradient" in f["mask"], \
+            f"formula scrolls without a cue that more is to the right: {f}"

@@ -50,20 +50,15 @@ def serve_plain(root: Path, port: int = 0, missing_page: str | None = None):
     e.g. "specdec-lab/404.html") is sent with status 404 for a missing file, as GitHub Pages does.
     Yields (base URL ending in '/', served), served being every request it answered as
     (status, path), whoever sent it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "site"))
+    import serve  # site/serve.py: the site's own 404 page, sent as serve.py sends it
     served: list[tuple[int, str]] = []
     fallback = Path(root) / missing_page if missing_page else None
 
     class Handler(http.server.SimpleHTTPRequestHandler):
         def send_error(self, code, message=None, explain=None):
-            if code != 404 or fallback is None or not fallback.is_file():
-                return super().send_error(code, message, explain)
-            body = fallback.read_bytes()
-            self.send_response(404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
+            if code != 404 or fallback is None or not serve.send_not_found_page(self, fallback):
+                super().send_error(code, message, explain)
 
         def log_request(self, code="-", size="-"):
             served.append((int(getattr(code, "value", code)), self.path))

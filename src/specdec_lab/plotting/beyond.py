@@ -13,24 +13,9 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-import re
-
 from ..chisquare import p_text
 from ..positional import positional_speedups
 from ..vllm import measured_crossover
-
-
-_POWER = re.compile(r"(\d+(?:\.\d+)?)?(×)?10([⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
-_PLAIN = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
-
-
-def _p_for_title(p: float) -> str:
-    """``p_text`` with its power of ten as mathtext (1.3×10⁻⁴⁸ → $1.3\\times10^{-48}$): the
-    Chinese font has no superscript minus."""
-    def power(m):
-        mantissa = f"{m.group(1)}\\times" if m.group(1) else ""
-        return f"${mantissa}10^{{{m.group(3).translate(_PLAIN)}}}$"
-    return _POWER.sub(power, p_text(p))
 
 
 def transition_figure(test, index: int = 0) -> Figure:
@@ -46,7 +31,7 @@ def transition_figure(test, index: int = 0) -> Figure:
                 markeredgecolor=BLACK, label="大模型機率 × 次數")
         ax.set_xticks(x, labels)
         ax.set_ylabel("次數")
-        ax.set_title(f"「{context}」後面接什麼字？（{visits} 次，{_p_for_title(result.p_value)}）")
+        ax.set_title(f"「{context}」後面接什麼字？（{visits} 次，{p_text(result.p_value, mathtext=True)}）")
         ax.legend(loc="upper right")
     return fig
 
