@@ -14,6 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site" / "hooks"))
 
 from quiz_format import QuizError, find_quizzes, parse_quizzes, render_quiz  # noqa: E402
+from quiz_numbers import CALLABLE  # noqa: E402
+import specdec_lab  # noqa: E402
 from support.site import LESSON1_QUIZ_ANSWERS  # noqa: E402
 
 GOOD = textwrap.dedent("""\
@@ -259,7 +261,7 @@ ANSWERS = LESSON1_QUIZ_ANSWERS          # Q1 C, Q2 B, Q3 D, Q4 B, Q5 A
 
 def test_lesson_one_has_the_five_quiz_questions_with_the_agreed_answers():
     text = LESSON.read_text(encoding="utf-8")
-    quizzes = parse_quizzes(text, path="lessons/index.md")
+    quizzes = [q for q in parse_quizzes(text, path="lessons/index.md") if q.kind == "choice"]
     assert [q.answer for q in quizzes] == ANSWERS
     for number, quiz in enumerate(quizzes, start=1):
         assert re.match(rf"Q{number}\b", quiz.title), quiz.title
@@ -270,3 +272,115 @@ def test_lesson_one_has_the_five_quiz_questions_with_the_agreed_answers():
 def test_every_lesson_quiz_is_valid():
     for path in sorted((ROOT / "lessons").glob("*.md")):
         parse_quizzes(path.read_text(encoding="utf-8"), path=str(path.relative_to(ROOT)))
+
+
+# --------------------------------------------------------------------------- numeric questions
+
+def numeric(answer: str, explanation="    先算每輪產出。") -> str:
+    """A page whose numeric quiz starts on line 3; its 答案 line is line 6."""
+    return f"# 頁\n\n/// quiz | 算算看\nα = 0.8、K = 5，每輪產出幾個？\n\n答案：{answer}\n{explanation}\n///\n"
+
+
+@pytest.mark.parametrize("answer, shown, value, tolerance, call", [
+    ("`expected_tokens(0.8, 5)` = 3.69 ± 0.01", "3.69", specdec_lab.expected_tokens(0.8, 5), 0.01,
+     "expected_tokens(0.8, 5)"),
+    ("`expected_tokens(0.8, 5)` ± 0.01", "3.69", specdec_lab.expected_tokens(0.8, 5), 0.01,
+     "expected_tokens(0.8, 5)"),
+    ("expected_tokens(0.8, 5) ± 0.005", "3.69", specdec_lab.expected_tokens(0.8, 5), 0.005,
+     "expected_tokens(0.8, 5)"),
+    ("`expected_tokens(0.8, 5)` ± 0.0001", "3.6893", specdec_lab.expected_tokens(0.8, 5), 0.0001,
+     "expected_tokens(0.8, 5)"),
+    ("`best_k(0.85, 0.06)` ± 0", "9", 9.0, 0.0, "best_k(0.85, 0.06)"),
+    ("`knee_k(0.85, 0.06, fraction=0.95)` ± 0", "6", 6.0, 0.0, "knee_k(0.85, 0.06, fraction=0.95)"),
+    ("3.7 ± 0.05", "3.7", 3.7, 0.05, None),
+    ("`expected_tokens_positional([0.9, 0.8])` ± 0.001", "2.620",
+     specdec_lab.expected_tokens_positional([0.9, 0.8]), 0.001, "expected_tokens_positional([0.9, 0.8])"),
+])
+def test_numeric_answer_is_computed_by_the_build(answer, shown, value, tolerance, call):
+    [quiz] = parse_quizzes(numeric(answer))
+    assert quiz.kind == "number" and quiz.options == []
+    assert quiz.answer == shown and quiz.number.shown == shown
+    assert quiz.number.value == pytest.approx(value, rel=1e-12)
+    assert quiz.number.tolerance == tolerance and quiz.number.call == call
+    assert quiz.answer_line == 6 and quiz.explanation == "先算每輪產出。"
+
+
+@pytest.mark.parametrize("answer, message", [
+    ("`expected_tokens(0.8, 5)` = 3.68 ± 0.01", "答案寫 3.68，但 `expected_tokens(0.8, 5)` = 3.68928"),
+    ("`expected_tokens(0.8, 5)` = 3.7 ± 0.1", "四捨五入到小數第 1 位是 3.7"),   # (agrees: not raised)
+    ("`expected_tokens(1.2, 5)` ± 0.01", "`expected_tokens(1.2, 5)` 算不出來：ValueError: alpha"),
+    ("`expected_tokens(0.8)` ± 0.01", "算不出來：TypeError"),
+    ("`speedup(0.6, [1, 5], 0.3)` ± 0.01", "的結果不是一個數"),
+    ("`simulate_rounds(0.8, 5)` ± 0.01", "`simulate_rounds` 不能用在答案裡"),
+    ("`__import__('os').system('true')` ± 1", "要是一個函式呼叫"),
+    ("`specdec_lab.expected_tokens(0.8, 5)` ± 1", "要是一個函式呼叫"),
+    ("`open('/etc/passwd')` ± 1", "`open` 不能用在答案裡"),
+    ("`expected_tokens(x, 5)` ± 0.01", "只能直接寫數字"),
+    ("`expected_tokens(0.4 + 0.4, 5)` ± 0.01", "只能直接寫數字"),
+    ("`expected_tokens(*[0.8, 5])` ± 0.01", "只能直接寫數字"),
+    ("`expected_tokens(0.8, 5` ± 0.01", "不是一個能讀懂的呼叫"),
+    ("3.69", "要寫容許誤差"),
+    ("3.69 ± -1", "不小於 0"),
+    ("三點六九 ± 0.01", "答案要是一個數字"),
+    ("`expected_tokens(0.8, 5)` = 3.69 ± 0", "讀者照著答案填也會被判錯"),
+    ("± 0.01", "少了數字"),
+])
+def test_broken_numeric_answer_names_file_line_and_problem(answer, message):
+    if "= 3.7 ± 0.1" in answer:                       # a typed number that agrees builds
+        assert parse_quizzes(numeric(answer))[0].answer == "3.7"
+        return
+    error = error_of(numeric(answer))
+    assert str(error).startswith("lessons/xyz.md:6: "), str(error)
+    assert message in str(error), str(error)
+
+
+def test_numeric_answer_needs_an_explanation_and_no_options():
+    assert "沒有解釋" in str(error_of(numeric("3.69 ± 0.01", explanation="")))
+    with_option = numeric("3.69 ± 0.01", explanation="    解釋\n- [x] A. 3.69")
+    assert str(error_of(with_option)).startswith("lessons/xyz.md:8: ")
+    options_first = "/// quiz\n題目\n- [x] A. a\n    解釋\n- [ ] B. b\n    解釋\n答案：3 ± 1\n///\n"
+    assert "不能同時有選項" in str(error_of(options_first))
+
+
+def test_the_whitelist_is_specdec_lab_closed_forms():
+    for name in CALLABLE:
+        assert callable(getattr(specdec_lab, name))
+    assert "simulate_rounds" not in CALLABLE and "monte_carlo_check" not in CALLABLE
+
+
+def test_numeric_question_reads_without_javascript():
+    [quiz] = parse_quizzes(numeric("`expected_tokens(0.8, 5)` ± 0.01"))
+    html = render_quiz(quiz, 2, fake_markdown)
+    assert html.startswith('<section class="sd-calc" id="sd-calc-2" ')
+    assert f'data-value="{specdec_lab.expected_tokens(0.8, 5)!r}"' in html and 'data-tolerance="0.01"' in html
+    assert "<summary>看答案與解釋</summary>" in html and "<strong>答案：3.69</strong>" in html
+    assert "<code>expected_tokens(0.8, 5)</code>" in html and "<p>先算每輪產出。</p>" in html
+
+
+def test_a_quiz_key_changes_with_what_it_asks_not_with_its_explanations():
+    [base] = parse_quizzes(GOOD)
+    same = parse_quizzes(GOOD.replace("A 的解釋，", "A 的解釋改寫過，"))[0]
+    assert same.key == base.key and re.fullmatch(r"[0-9a-f]{12}", base.key)
+    for edited in (GOOD.replace("題目第一段。", "題目改了。"), GOOD.replace("選項 D", "選項 D 改了"),
+                   GOOD.replace("- [x] C.", "- [ ] C.").replace("- [ ] D.", "- [x] D.")):
+        assert parse_quizzes(edited)[0].key != base.key
+    [n] = parse_quizzes(numeric("3.69 ± 0.01"))
+    assert parse_quizzes(numeric("3.69 ± 0.01", explanation="    另一種解釋。"))[0].key == n.key
+    assert parse_quizzes(numeric("3.7 ± 0.01"))[0].key != n.key
+    assert parse_quizzes(numeric("3.69 ± 0.02"))[0].key != n.key
+    assert render_quiz(base, 1, fake_markdown).count(f'data-key="{base.key}"') == 1
+
+
+def test_lesson_one_has_two_numeric_questions_the_build_computes():
+    quizzes = [q for q in parse_quizzes(LESSON.read_text(encoding="utf-8"), path="lessons/index.md")
+               if q.kind == "number"]
+    assert [(q.number.call, q.number.value) for q in quizzes] == [
+        ("expected_tokens(0.9, 3)", pytest.approx((1 - 0.9 ** 4) / (1 - 0.9))),   # Eq. 1 by hand
+        ("best_k(0.85, 0.15)", max(range(1, 21), key=lambda k: specdec_lab.speedup(0.85, k, 0.15))),
+    ]
+    assert [q.answer for q in quizzes] == ["3.44", "6"]
+    # the explanation's worked sum is the answer's value, and the lesson's exercise section holds them
+    assert "0.729 = 3.439" in quizzes[0].explanation
+    text = LESSON.read_text(encoding="utf-8")
+    exercises = text.index("## 換你動手"), text.index("## 情境測驗")
+    assert all(exercises[0] < text.index(f"/// quiz | {q.title}") < exercises[1] for q in quizzes)

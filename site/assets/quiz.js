@@ -4,6 +4,9 @@
  * a folded <details> explanation, which is what a reader without JavaScript gets. This script turns
  * each option into a button; a choice marks it ✓/✗ (icon + text + colour), shows its explanation in
  * an aria-live region and counts the first choice of every question in the page's score.
+ * A numeric question (.sd-calc) gets an input: the learner's number is right within data-tolerance
+ * of data-value (the build computed both). Answers are kept in this browser (progress.js's store,
+ * under the question's data-key) and shown again on reload and on instant navigation.
  * No dependencies; mounts as it runs (the page puts it
  * before the theme's bundle), then through Material's document$ (instant navigation).
  */
@@ -31,6 +34,8 @@
     return copy;
   }
 
+  const store = window.specdecProgress || { get: () => null, set: () => {} };
+
   function setUpPage(quizzes) {
     const first = new Map();   // quiz section → was its first choice right?
     const score = el("p", { className: "sd-quiz-score" });
@@ -45,14 +50,29 @@
         " 題。" + (first.size === quizzes.length ? "（重做不改變成績。）" : ""));
     }
 
-    quizzes.forEach((section) => enhance(section, (correct) => {
-      if (!first.has(section)) first.set(section, correct);
-      renderScore();
-    }));
+    quizzes.forEach((section) => {
+      const key = section.dataset.key;
+      const saved = key ? store.get("quiz", key) : null;
+      if (saved && typeof saved.first === "boolean") first.set(section, saved.first);
+      const keep = (patch) => {
+        if (!key) return;
+        const now = store.get("quiz", key) || {};
+        store.set("quiz", key, { ...now, ...patch });
+      };
+      const onAnswer = (correct, answer) => {
+        if (!first.has(section)) first.set(section, correct);
+        keep({ first: first.get(section), ...answer });
+        renderScore();
+      };
+      const onRetry = (answer) => keep(answer);
+      const restore = section.classList.contains("sd-calc")
+        ? enhanceNumber(section, onAnswer, onRetry) : enhance(section, onAnswer, onRetry);
+      if (saved) restore(saved);
+    });
     renderScore();
   }
 
-  function enhance(section, onAnswer) {
+  function enhance(section, onAnswer, onRetry) {
     section.setAttribute("data-sd-ready", "");
     const options = [...section.querySelectorAll(".sd-quiz__option")];
     const feedback = el("div", { className: "sd-quiz__feedback", role: "status", "aria-live": "polite" });
@@ -72,17 +92,17 @@
       ]);
       choice.replaceWith(button);
       why.hidden = true;
-      button.addEventListener("click", () => choose(option, button, why));
+      button.addEventListener("click", () => choose(option, button, why, false));
       return button;
     });
 
-    function choose(option, button, why) {
+    function choose(option, button, why, restoring) {
       const correct = option.dataset.correct === "true";
       const label = option.dataset.label;
       option.dataset.state = correct ? "right" : "wrong";
       button.querySelector(".sd-quiz__mark").textContent = correct ? "✓ 答對" : "✗ 答錯";
       button.querySelector(".sd-quiz__state").textContent = correct ? "（你選了，答對）" : "（你選了，答錯）";
-      onAnswer(correct);
+      if (!restoring) onAnswer(correct, { choice: label });
 
       const explanation = [...why.childNodes].filter((node) =>
         !(node.nodeType === 1 && (node.matches("summary") || node.matches(".sd-quiz__verdict"))));
@@ -95,11 +115,14 @@
         ? el("p", { className: "sd-quiz__next", text: "其他選項為什麼不對，可以展開各選項下方的解釋。" })
         : el("p", { className: "sd-quiz__next", text: "再選一次，或按「重做這題」重來。" });
       feedback.dataset.state = correct ? "right" : "wrong";
-      // clear first so the same verdict twice is still announced
-      feedback.replaceChildren();
-      requestAnimationFrame(() => {
-        feedback.replaceChildren(verdict, ...explanation.map(copyWithoutIds), next);
-      });
+      const content = [verdict, ...explanation.map(copyWithoutIds), next];
+      if (restoring) {
+        feedback.replaceChildren(...content);
+      } else {
+        // clear first so the same verdict twice is still announced
+        feedback.replaceChildren();
+        requestAnimationFrame(() => { feedback.replaceChildren(...content); });
+      }
       if (correct) {
         section.dataset.solved = "";
         options.forEach((o) => { o.querySelector(".sd-quiz__why").hidden = false; });
@@ -119,12 +142,82 @@
       delete feedback.dataset.state;
       feedback.replaceChildren();
       retry.hidden = true;
+      onRetry({ choice: null });
       buttons[0].focus();
     });
+
+    // a kept answer, shown as it was left: the last choice, marked and explained
+    return (saved) => {
+      const option = options.find((o) => o.dataset.label === saved.choice);
+      if (option) choose(option, buttons[options.indexOf(option)], option.querySelector(".sd-quiz__why"), true);
+    };
+  }
+
+  /* a numeric question: an input, 檢查, feedback; the folded answer stays for whoever wants it */
+  function enhanceNumber(section, onAnswer, onRetry) {
+    section.setAttribute("data-sd-ready", "");
+    section.classList.add("sd-quiz--live");
+    const value = Number(section.dataset.value);
+    const tolerance = Number(section.dataset.tolerance);
+    const solution = section.querySelector(".sd-quiz__solution");
+    const inputId = section.id + "-input";
+    const input = el("input", { id: inputId, type: "text", inputmode: "decimal", autocomplete: "off",
+                                className: "sd-quiz__input", "aria-describedby": section.id + "-title" });
+    const form = el("form", { className: "sd-quiz__entry" }, [
+      el("label", { for: inputId, text: "你的答案" }), input,
+      el("button", { type: "submit", className: "md-button sd-quiz__check", text: "檢查" })]);
+    const feedback = el("div", { className: "sd-quiz__feedback", role: "status", "aria-live": "polite" });
+    const retry = el("button", { type: "button", className: "md-button sd-quiz__retry", text: "重做這題" });
+    retry.hidden = true;
+    solution.before(form, feedback, el("div", { className: "sd-quiz__actions" }, [retry]));
+
+    function check(text, restoring) {
+      // full-width digits and signs from a Chinese keyboard count as the same number
+      const plain = text.trim().replace(/[０-９．－＋]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xFEE0))
+        .replace(/，/g, ",").replace(/^([-+]?\d+),(\d+)$/, "$1.$2");
+      const number = plain === "" ? NaN : Number(plain);
+      feedback.replaceChildren();
+      if (!Number.isFinite(number)) {
+        delete feedback.dataset.state;
+        requestAnimationFrame(() => feedback.replaceChildren(
+          el("p", { text: "請填一個數字，例如 2.5。" })));
+        return;
+      }
+      const correct = Math.abs(number - value) <= tolerance * (1 + 1e-9) + 1e-12;
+      section.dataset.state = correct ? "right" : "wrong";
+      feedback.dataset.state = correct ? "right" : "wrong";
+      const verdict = correct
+        ? el("p", { className: "sd-quiz__verdict", "data-state": "right" }, [
+          el("strong", { text: "✓ 答對了！" }), ` 答案是 ${section.dataset.shown}。`])
+        : el("p", { className: "sd-quiz__verdict", "data-state": "wrong" }, [
+          el("strong", { text: "✗ 不對。" }), ` 你填的是 ${plain}。`]);
+      const explanation = [...solution.childNodes].filter((node) =>
+        !(node.nodeType === 1 && node.matches("summary, .sd-quiz__verdict")));
+      const content = correct ? [verdict, ...explanation.map(copyWithoutIds)]
+        : [verdict, el("p", { className: "sd-quiz__next", text: "再算一次；想直接看答案，展開下面的「看答案與解釋」。" })];
+      if (restoring) feedback.replaceChildren(...content);
+      else requestAnimationFrame(() => feedback.replaceChildren(...content));
+      retry.hidden = false;
+      if (!restoring) onAnswer(correct, { entry: plain });
+    }
+
+    form.addEventListener("submit", (event) => { event.preventDefault(); check(input.value, false); });
+    retry.addEventListener("click", () => {
+      input.value = "";
+      delete section.dataset.state;
+      delete feedback.dataset.state;
+      feedback.replaceChildren();
+      retry.hidden = true;
+      onRetry({ entry: null });
+      input.focus();
+    });
+    return (saved) => {
+      if (typeof saved.entry === "string") { input.value = saved.entry; check(saved.entry, true); }
+    };
   }
 
   function mountAll() {
-    const quizzes = [...document.querySelectorAll(".sd-quiz:not([data-sd-ready])")];
+    const quizzes = [...document.querySelectorAll(":is(.sd-quiz, .sd-calc):not([data-sd-ready])")];
     if (quizzes.length) setUpPage(quizzes);
   }
 

@@ -2,11 +2,16 @@
 
 - on_config: resolve the jieba user dictionary (site/search/userdict.txt) against mkdocs.yml.
 - on_files: serve site/assets/* (widget JS/CSS) at assets/course/* without copying them into lessons/.
+- on_nav: a lesson page missing from mkdocs.yml's `nav` stops the build, saying which line to add
+  (the nav is explicit so that the course order is the instructor's, not the file names').
 - on_page_markdown: find and validate the `/// quiz` blocks (quiz_format.py); a broken quiz stops
   the build with `lessons/xyz.md:LINE: 訊息`.
 - on_page_content: put the rendered quizzes in place, give the toy its no-JS example round
   (toy_fallback.py), turn arithmatex's TeX into MathML (tex_mathml.py), keep each inline formula
-  or code on one line with the Chinese punctuation beside it (punctuation.py).
+  or code on one line with the Chinese punctuation beside it (punctuation.py); end every page with
+  its marker for progress.js (which page this is, where the site's root is) and note its quizzes.
+- on_post_page: fill the course-wide progress view (`<div class="sd-progress"></div>` in a lesson)
+  with every lesson of the nav: its title, link, quiz keys and lab notebook.
 - on_post_build: write the search index as UTF-8 instead of \\uXXXX escapes (half the bytes for
   Chinese; every page load fetches it); write the static preview of each notebook named by a
   page's `lab:` front matter (notebook_preview.py) to notebook-preview/NAME.html (NAME without
@@ -14,6 +19,7 @@
 """
 from __future__ import annotations
 
+import html as html_module
 import json
 import os
 
@@ -21,6 +27,7 @@ import markdown as python_markdown
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
+from mkdocs.utils import get_relative_url
 
 from notebook_preview import preview_html, preview_name
 from punctuation import keep_with_punctuation
@@ -34,7 +41,12 @@ SLOT = '<div class="sd-quiz-slot" data-slot="{}"></div>'
 NOTEBOOKS = "notebooks"                 # beside mkdocs.yml: the notebooks a page's `lab:` names
 PREVIEW_DIR = "notebook-preview"        # in the built site: NAME.html for NAME.ipynb
 
+PROGRESS_SLOT = '<div class="sd-progress"></div>'
+PAGE_MARK = '<div class="sd-page" data-page="{page}" data-root="{root}" aria-hidden="true"></div>'
+
 _rendered_quizzes: dict[str, list[str]] = {}
+_page_quizzes: dict[str, list[str]] = {}   # src_uri -> the keys of its quizzes, in page order
+_nav_pages: list = []
 _lab_notebooks: dict[str, str] = {}     # notebook file -> the page that names it (for messages)
 
 
@@ -58,6 +70,19 @@ def on_files(files, config):
     return files
 
 
+def on_nav(nav, config, files):
+    """Every lesson page must be in the nav: a page left out builds, but no menu leads to it."""
+    listed = {page.file.src_uri for page in nav.pages}
+    for file in files.documentation_pages():
+        if file.src_uri not in listed:
+            raise PluginError(
+                f"{os.path.relpath(file.abs_src_path, _root(config))}: 這一課不在 mkdocs.yml 的 nav 裡，"
+                "選單裡不會出現它。在 mkdocs.yml 的 `nav:` 下、你要它出現的位置加一行："
+                f"`  - {file.src_uri}`")
+    _nav_pages[:] = nav.pages
+    return nav
+
+
 def on_page_markdown(markdown, page, config, files):
     path = _display_path(page, config)
     notebook = page.meta.get("lab")
@@ -69,14 +94,20 @@ def on_page_markdown(markdown, page, config, files):
         found = find_quizzes(markdown, path=path, first_line=_first_line(page, markdown))
     except QuizError as error:
         raise PluginError(str(error)) from None
+    _page_quizzes[page.file.src_uri] = [quiz.key for quiz, _start, _end in found]
     if not found:
         _rendered_quizzes.pop(page.file.src_uri, None)
         return markdown
     to_html = _markdown_renderer(config)
     lines = markdown.split("\n")
     rendered = []
-    for number, (quiz, start, end) in reversed(list(enumerate(found, start=1))):
-        lines[start:end + 1] = ["", SLOT.format(number - 1), ""]
+    counts: dict[str, int] = {}
+    numbered = []                       # choice questions Q1, Q2, …, numeric ones 算算看 1, 2, …
+    for quiz, start, end in found:
+        counts[quiz.kind] = counts.get(quiz.kind, 0) + 1
+        numbered.append((counts[quiz.kind], quiz, start, end))
+    for index, (number, quiz, start, end) in reversed(list(enumerate(numbered))):
+        lines[start:end + 1] = ["", SLOT.format(index), ""]
         rendered.append(render_quiz(quiz, number, to_html))
     _rendered_quizzes[page.file.src_uri] = rendered[::-1]
     return "\n".join(lines)
@@ -95,7 +126,23 @@ def on_page_content(html, page, config, files):
     except MathError as error:
         raise PluginError(f"{_display_path(page, config)}:{_math_line(page, str(error))}: {error}") \
             from None
+    html += PAGE_MARK.format(page=page.url, root=get_relative_url("", page.url) or ".")
     return keep_with_punctuation(html)
+
+
+def on_post_page(output, page, config):
+    """The progress view gets the course: lessons in nav order, links relative to this page."""
+    if PROGRESS_SLOT not in output:
+        return output
+    lessons = [{"page": p.url, "href": get_relative_url(p.url, page.url) or ".",
+                "title": p.title, "quizzes": _page_quizzes.get(p.file.src_uri, []),
+                "lab": p.meta.get("lab")} for p in _nav_pages]
+    data = html_module.escape(json.dumps(lessons, ensure_ascii=False), quote=True)
+    return output.replace(PROGRESS_SLOT, f'<div class="sd-progress" data-course="{data}"></div>', 1)
+
+
+def _root(config) -> str:
+    return os.path.dirname(os.path.abspath(config.config_file_path))
 
 
 def _display_path(page, config) -> str:

@@ -19,18 +19,37 @@ The authoring format (fixed in the team conventions):
 Exactly one option is marked `[x]`, there are at least two options labelled A, B, C, … in order,
 and every option has an explanation. Anything else is a `QuizError` whose message starts with
 `path:line:` so the build log points at the line to fix.
+
+A numeric question has one `答案：` line instead of options, then its explanation indented four
+spaces; the answer is a number, a specdec_lab call the build evaluates, or both (quiz_numbers.py):
+
+    /// quiz | 算算看 · 每輪產出
+    α = 0.8、K = 5 時，每輪驗證平均產出幾個 token？
+
+    答案：`expected_tokens(0.8, 5)` = 3.69 ± 0.01
+        解釋（縮排四格）。
+    ///
+
+Each quiz has a `key`, a hash of what it asks (question, options and which is right, or the
+numeric answer; not the explanations): the browser keeps a learner's answer under it, so a
+question the instructor changes starts fresh while a reworded explanation keeps the answers.
 """
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Callable
+
+from quiz_numbers import NumberError, NumericAnswer, parse_answer
 
 OPEN_RE = re.compile(r"^///\s*quiz\b\s*(?:\|\s*(?P<title>.*?))?\s*$")
 CLOSE_RE = re.compile(r"^///\s*$")
 OPTION_RE = re.compile(r"^[-*+] \[(?P<mark>[^\]]?)\](?P<rest>.*)$")
 LABEL_RE = re.compile(r"^\s*(?P<label>[A-Za-z])\s*[.．、)）]\s*(?P<text>.*?)\s*$")
+ANSWER_RE = re.compile(r"^答案\s*[:：]\s*(?P<spec>.*?)\s*$")
 FENCE_RE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|~{3,})")
 INDENT = "    "
 LABELS = "ABCDEFGHIJ"
@@ -60,10 +79,29 @@ class Quiz:
     options: list[Option] = field(default_factory=list)
     line: int = 0       # 1-based line of the `/// quiz` line
     end_line: int = 0   # 1-based line of the closing `///`
+    number: NumericAnswer | None = None   # a numeric question: its answer (then no options)
+    explanation: str = ""                 # a numeric question: its explanation (Markdown)
+    answer_line: int = 0                  # a numeric question: the line of `答案：`
+
+    @property
+    def kind(self) -> str:
+        return "number" if self.number else "choice"
 
     @property
     def answer(self) -> str:
+        if self.number:
+            return self.number.shown
         return next(o.label for o in self.options if o.correct)
+
+    @property
+    def key(self) -> str:
+        """12 hex digits of a hash of what the question asks (explanations left out)."""
+        if self.number:
+            asked = [self.question, self.number.value, self.number.tolerance]
+        else:
+            asked = [self.question] + [[o.label, o.text, o.correct] for o in self.options]
+        digest = hashlib.sha256(json.dumps(asked, ensure_ascii=False).encode("utf-8"))
+        return digest.hexdigest()[:12]
 
 
 class _Fences:
@@ -134,10 +172,24 @@ def _parse_block(body: list[str], title: str, path: str, open_line: int) -> Quiz
     question: list[str] = []
     question_fences = _Fences()
     raw_options: list[dict] = []
+    numeric: dict | None = None
     for offset, line in enumerate(body, start=1):
         lineno = open_line + offset
         m = OPTION_RE.match(line)
-        if m and not (not raw_options and question_fences.open):
+        answer = ANSWER_RE.match(line)
+        if numeric is not None:
+            if m or answer:
+                raise QuizError(path, lineno, "數值題只有一行「答案：」，不能再有選項或第二個答案")
+            if line.strip() and not (line.startswith(INDENT) or line.startswith("\t")):
+                raise QuizError(path, lineno,
+                                "「答案：」之後的文字必須縮排四格（屬於答案的解釋）："
+                                f"「{line.strip()[:30]}」")
+            numeric["expl"].append(line[4:] if line.startswith(INDENT) else line[1:])
+        elif answer and not question_fences.open:
+            if raw_options:
+                raise QuizError(path, lineno, "一題不能同時有選項和「答案：」：選擇題標 [x]，數值題只寫答案")
+            numeric = {"spec": answer.group("spec"), "line": lineno, "expl": []}
+        elif m and not (not raw_options and question_fences.open):
             raw_options.append({"mark": m.group("mark"), "rest": m.group("rest"),
                                 "line": lineno, "expl": []})
         elif not raw_options:
@@ -154,6 +206,8 @@ def _parse_block(body: list[str], title: str, path: str, open_line: int) -> Quiz
     quiz.question = _trim(question)
     if not quiz.question:
         raise QuizError(path, open_line, "quiz 沒有題目：在 `/// quiz` 下一行寫題目，再寫選項")
+    if numeric is not None:
+        return _numeric_quiz(quiz, numeric, path)
     if len(raw_options) < 2:
         raise QuizError(path, open_line,
                         f"quiz 至少要有兩個選項（`- [ ] A. …`），這裡只有 {len(raw_options)} 個")
@@ -167,6 +221,19 @@ def _parse_block(body: list[str], title: str, path: str, open_line: int) -> Quiz
         raise QuizError(path, right[1].line,
                         f"quiz 只能有一個正確答案，但 {right[0].label} 和 {right[1].label} "
                         "都標了 `[x]`")
+    return quiz
+
+
+def _numeric_quiz(quiz: Quiz, numeric: dict, path: str) -> Quiz:
+    try:
+        quiz.number = parse_answer(numeric["spec"])
+    except NumberError as error:
+        raise QuizError(path, numeric["line"], str(error)) from None
+    quiz.answer_line = numeric["line"]
+    quiz.explanation = _trim(numeric["expl"])
+    if not quiz.explanation:
+        raise QuizError(path, numeric["line"],
+                        "數值題的答案沒有解釋：在「答案：」下一行縮排四格寫出怎麼算")
     return quiz
 
 
@@ -207,10 +274,12 @@ def render_quiz(quiz: Quiz, number: int, markdown_to_html: Callable[[str], str])
     its explanation with a ✓/✗ verdict. site/assets/quiz.js turns the options into buttons with
     instant feedback; it reads the same markup (data-correct, the explanation inside <details>).
     """
+    if quiz.number:
+        return _render_numeric(quiz, number, markdown_to_html)
     qid = f"sd-quiz-{number}"
     title = quiz.title or f"第 {number} 題"
     parts = [
-        f'<section class="sd-quiz" id="{qid}" data-answer="{quiz.answer}" '
+        f'<section class="sd-quiz" id="{qid}" data-answer="{quiz.answer}" data-key="{quiz.key}" '
         f'aria-labelledby="{qid}-title">',
         f'<p class="sd-quiz__title" id="{qid}-title"><strong>{html.escape(title)}</strong></p>',
         f'<div class="sd-quiz__question">\n{markdown_to_html(quiz.question)}\n</div>',
@@ -229,6 +298,33 @@ def render_quiz(quiz: Quiz, number: int, markdown_to_html: Callable[[str], str])
         )
     parts.append("</ul>\n</section>")
     return "\n".join(parts)
+
+
+def _render_numeric(quiz: Quiz, number: int, markdown_to_html: Callable[[str], str]) -> str:
+    """A numeric question: without JavaScript, the question and, folded, the answer the build
+    computed with its explanation; quiz.js adds an input and checks the learner's number against
+    data-value within data-tolerance."""
+    qid = f"sd-calc-{number}"
+    title = quiz.title or f"算算看 {number}"
+    answer = quiz.number
+    source = (f'<p class="sd-quiz__source">由 <code>{html.escape(answer.call)}</code> 算出'
+              '（可以在實驗場裡自己跑一次）</p>\n' if answer.call else "")
+    return "\n".join([
+        f'<section class="sd-calc" id="{qid}" data-key="{quiz.key}" '
+        f'data-value="{answer.value!r}" data-tolerance="{answer.tolerance!r}" '
+        f'data-shown="{html.escape(answer.shown)}" aria-labelledby="{qid}-title">',
+        f'<p class="sd-quiz__title" id="{qid}-title"><strong>{html.escape(title)}</strong></p>',
+        f'<div class="sd-quiz__question">\n{markdown_to_html(quiz.question)}\n</div>',
+        f'<details class="sd-quiz__why sd-quiz__solution"><summary>看答案與解釋</summary>'
+        f'<p class="sd-quiz__verdict"><strong>答案：{html.escape(answer.shown)}</strong>'
+        f'（與它相差不超過 {_plain(answer.tolerance)} 都算對）</p>\n'
+        f'{source}{markdown_to_html(quiz.explanation)}\n</details>',
+        "</section>",
+    ])
+
+
+def _plain(x: float) -> str:
+    return f"{x:.12g}"
 
 
 def _inline(rendered: str) -> str:

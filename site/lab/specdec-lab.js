@@ -12,7 +12,8 @@
 //      navigation or not) shows it as it was left; a refresh restores the original (the lesson page's
 //      lab-panel.js forgets what was kept when the page is reloaded);
 //  10. marks the notebook as zh-TW, so its punctuation takes the Traditional Chinese shapes;
-//  11. wraps printed output between words, not inside a number.
+//  11. wraps printed output between words, not inside a number;
+//  12. notes in localStorage that the learner ran a cell of this notebook (the course's progress view).
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -243,6 +244,7 @@
     if (watched.has(kernel)) return;
     watched.add(kernel);
     kernel.anyMessage.connect((_, { msg, direction }) => {
+      if (direction === 'send' && msg.header.msg_type === 'execute_request') recordRun();
       if (direction !== 'send' || msg.header.msg_type !== 'execute_request' || !boot || !boot.imports) return;
       if (!loadedPackages) loadedPackages = new Set(boot.at_start || []);
       const wanted = [];
@@ -256,6 +258,17 @@
         report({ stage: 'packages', text: `第一次 import ${imports.join('、')}：載入 ${packagesInWords(wanted)}…` });
       }
     });
+  }
+
+  // 12. the course's progress view (the lesson site's progress.js, same origin) shows which lab
+  // notebooks the learner has run: the first cell run of a notebook is noted in this browser's
+  // localStorage (nothing leaves it), under the notebook's name, as the lessons' `lab:` writes it.
+  function recordRun() {
+    const name = (panel ? panel.context.path : new URLSearchParams(location.search).get('path') || '').split('/').pop();
+    const key = 'specdec-lab:progress:lab:' + name;
+    try {
+      if (name && !localStorage.getItem(key)) localStorage.setItem(key, JSON.stringify({ at: Date.now() }));
+    } catch (e) { /* storage off */ }
   }
 
   // In a narrow side panel, two of the notebook app's badges are noise: "Not Trusted" (only about
