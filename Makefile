@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 # npm puppeteer-core, which drives firefox-esr in the Firefox tests (git-ignored node_modules)
 PUPPETEER := tests/support/node_modules/.package-lock.json
 
-.PHONY: serve site site-url test test-fast bench browser-deps clean
+.PHONY: serve site site-url test test-fast bench quiz-export browser-deps clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ test: $(STAMP) browser-deps $(PUPPETEER)
 
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m fast
+
+# every lesson's quiz for Canvas (QTI 1.2 .zip) and Moodle (Moodle XML) -> build/quiz-export/
+quiz-export: $(STAMP)
+	$(BIN)/python site/quiz_export.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/monte_carlo.py
