@@ -293,7 +293,9 @@ def test_quiz_answers_keys(open_page):
         assert state["options"][label] == ("right" if label == right else "wrong"), (label, state)
     assert page.evaluate(QUIZ_STATE, number)["feedback"] == "right"
     score = page.evaluate("() => document.querySelector('.sd-quiz-score').textContent")
-    assert f"已作答 1 / {len(LESSON1_QUIZ_ANSWERS)} 題" in score
+    questions = page.evaluate("() => document.querySelectorAll('.sd-quiz, .sd-calc').length")
+    assert questions == len(LESSON1_QUIZ_ANSWERS) + 2       # and lesson 1's two numeric questions
+    assert f"已作答 1 / {questions} 題" in score
 
 
 def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):

@@ -815,7 +815,12 @@ def test_the_panel_passes_axe(browser, base_url, width, scheme):
 # The checks in the page are plain JS (evaluated in the lesson page, with the lab's `app`, `nb`,
 # `win` bound by support.lab.WITH_APP), so another browser's driver can evaluate them as they are.
 
-LAB_PAGES = {"lesson1.ipynb": "", "lossless.ipynb": "lossless-lab/", "your_gpu.ipynb": "your-gpu/"}
+# every lesson whose front matter names a lab (`lab: x.ipynb`): notebook -> its page (a new lesson
+# with its own notebook is run here too, README 給講師「加一課」)
+LAB_PAGES = {m[1]: ("" if p.stem == "index" else f"{p.stem}/")
+             for p in sorted((ROOT / "lessons").glob("*.md"))
+             if (m := re.search(r"\A---\n(?:.*\n)*?lab:\s*(\S+)\n(?:.*\n)*?---\n", p.read_text(encoding="utf-8")))}
+assert LAB_PAGES["lesson1.ipynb"] == "" and len(LAB_PAGES) >= 3
 
 # Warnings the lab's own choices or upstream code write on every load, each with its reason;
 # anything else on the console fails the test.
@@ -903,6 +908,19 @@ def test_every_figure_loads_after_run_all(lab_pages, notebook):
     assert broken_images(cells) == []
     for cell in cells:
         assert all(im["src"].startswith("data:image/png;base64,iVBOR") for im in cell["images"]), cell
+
+
+@pytest.mark.parametrize("notebook", LAB_PAGES)
+def test_a_run_is_kept_for_the_course_progress_view(lab_pages, notebook):
+    """Running the notebook's cells is noted in this browser (site/lab/specdec-lab.js), under the
+    name the lesson's `lab:` gives; lesson 1's page holds the progress view, which shows it."""
+    lab, _, _ = lab_pages(notebook)
+    record = lab.page.evaluate("(n) => JSON.parse(localStorage.getItem('specdec-lab:progress:lab:' + n))", notebook)
+    assert record and record["at"] > 0, "the run was not noted"
+    if notebook == "lesson1.ipynb":
+        view = lab.page.locator(".sd-progress")
+        wait_until(lambda: "實驗場跑過" in view.inner_text(), 10, what="the progress view to show the run")
+        assert view.locator("li").first.inner_text().count("實驗場跑過") == 1
 
 
 @pytest.mark.parametrize("notebook", LAB_PAGES)

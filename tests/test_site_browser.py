@@ -27,6 +27,9 @@ pytestmark = pytest.mark.browser
 SHOTS = ROOT / "build" / "test-output" / "screenshots"
 ANSWERS = LESSON1_QUIZ_ANSWERS          # Q1 C, Q2 B, Q3 D, Q4 B, Q5 A
 LABELS = ["A", "B", "C", "D"]
+# lesson 1's numeric questions (算算看, in 換你動手): the answer the page prints, one wrong number
+CALC_ANSWERS = [("3.44", "3.27"), ("6", "9")]
+CALCS = len(CALC_ANSWERS)
 K = 5
 
 # a seeded Math.random (mulberry32), so the toy's rounds are reproducible in tests
@@ -290,6 +293,13 @@ def test_toy_and_quiz_read_without_javascript(open_lesson):
     assert first.locator("details").nth(2).get_attribute("open") is not None
     shot(page, "nojs-toy", toy)
     shot(page, "nojs-quiz", first)
+    calcs = page.locator(".sd-calc")                                 # numeric: the folded answer
+    assert calcs.count() == CALCS and page.locator(".sd-calc input").count() == 0
+    for i, (answer, _) in enumerate(CALC_ANSWERS):
+        calcs.nth(i).locator("summary").click()
+        assert f"答案：{answer}" in calcs.nth(i).locator("details").inner_text()
+    shot(page, "nojs-calc", calcs.first)
+    assert page.locator(".sd-progress").inner_text() == ""            # no progress without JS
 
 
 @pytest.mark.parametrize("javascript", [True, False])
@@ -427,13 +437,205 @@ def test_quiz_score_counts_first_choices(open_lesson):
     score = page.locator(".sd-quiz-score")
     assert score.count() == 1
     n = len(ANSWERS)
-    assert f"已作答 0 / {n} 題" in score.inner_text()
+    total = n + CALCS                   # the page's score counts its numeric questions too
+    assert f"已作答 0 / {total} 題" in score.inner_text()
     quiz(page, 1).locator(".sd-quiz__button").nth(LABELS.index(wrong_label(1))).click()
     for number in range(1, n + 1):
         quiz(page, number).locator(".sd-quiz__button").nth(LABELS.index(ANSWERS[number - 1])).click()
     text = score.inner_text()
-    assert f"已作答 {n} / {n} 題" in text and f"第一次就答對 {n - 1} 題" in text
+    assert f"已作答 {n} / {total} 題" in text and f"第一次就答對 {n - 1} 題" in text
     shot(page, "quiz-score", score)
+
+
+# --------------------------------------------------------------------------- numeric questions
+
+def calc(page, number):
+    return page.locator(".sd-calc").nth(number - 1)
+
+
+def check_number(page, number, typed, right):
+    section = calc(page, number)
+    box = section.locator(".sd-quiz__feedback")
+    page.wait_for_function("(b) => b.textContent", arg=box.element_handle())
+    assert box.get_attribute("role") == "status" and box.get_attribute("aria-live") == "polite"
+    assert box.get_attribute("data-state") == ("right" if right else "wrong")
+    text = box.inner_text()
+    assert ("✓ 答對了" in text) == right and ("✗ 不對" in text) == (not right)
+    if right:     # the explanation the build rendered comes with a right answer
+        assert CALC_ANSWERS[number - 1][0] in text and "再算一次" not in text
+    else:
+        assert f"你填的是 {typed}" in text and "再算一次" in text
+
+
+@pytest.mark.parametrize("number", range(1, CALCS + 1))
+def test_numeric_question_by_keyboard(open_lesson, number):
+    page = open_lesson("")
+    section = calc(page, number)
+    answer, wrong = CALC_ANSWERS[number - 1]
+    field = section.get_by_label("你的答案")
+    field.focus()
+    page.keyboard.type(wrong)
+    page.keyboard.press("Enter")
+    check_number(page, number, wrong, right=False)
+    field.fill("")
+    # a Chinese keyboard's full-width digits are the same number
+    page.keyboard.type(answer.translate(str.maketrans("0123456789.", "０１２３４５６７８９．")))
+    page.keyboard.press("Enter")
+    check_number(page, number, answer, right=True)
+    shot(page, f"calc-{number}-answered", section)
+    section.get_by_role("button", name="重做這題").press("Enter")
+    assert field.input_value() == "" and section.locator(".sd-quiz__feedback").text_content() == ""
+    assert page.evaluate("document.activeElement.id") == f"sd-calc-{number}-input"
+
+
+def test_a_numeric_answer_within_the_tolerance_is_right(open_lesson):
+    page = open_lesson("")
+    section = calc(page, 1)                           # 3.439 ± 0.01
+    value = float(section.get_attribute("data-value"))
+    assert value == pytest.approx(expected_tokens(0.9, 3), rel=1e-12)
+    for typed, right in [("3.43", True), ("3.449", True), ("3.42", False), ("3.45", False), ("3,44", True)]:
+        section.get_by_label("你的答案").fill(typed)
+        section.get_by_role("button", name="檢查").click()
+        page.wait_for_function("([b, s]) => b.dataset.state === s",
+                               arg=[section.locator(".sd-quiz__feedback").element_handle(),
+                                    "right" if right else "wrong"])
+
+
+# --------------------------------------------------------------------------- answers and progress that stay
+
+def states(page):
+    """Each question's state as the learner sees it: the marked options or the number typed."""
+    return page.evaluate("""() => ({
+        choice: [...document.querySelectorAll('.sd-quiz')].map(q =>
+            [...q.querySelectorAll('.sd-quiz__option[data-state]')].map(o => o.dataset.label + ':' + o.dataset.state).join()),
+        calc: [...document.querySelectorAll('.sd-calc')].map(q => q.querySelector('input').value + ':' + (q.dataset.state || '')),
+        retries: [...document.querySelectorAll('.sd-quiz, .sd-calc')].map(q =>
+            [...q.querySelectorAll('.sd-quiz__retry')].filter(b => !b.hidden).length),
+        score: document.querySelector('.sd-quiz-score').textContent })""")
+
+
+def answer_some(page):
+    quiz(page, 1).locator(".sd-quiz__button").nth(LABELS.index(wrong_label(1))).click()
+    quiz(page, 3).locator(".sd-quiz__button").nth(LABELS.index(wrong_label(3))).click()
+    quiz(page, 3).locator(".sd-quiz__button").nth(LABELS.index(ANSWERS[2])).click()
+    calc(page, 1).get_by_label("你的答案").fill(CALC_ANSWERS[0][0])
+    calc(page, 1).get_by_role("button", name="檢查").click()
+    calc(page, 2).get_by_label("你的答案").fill(CALC_ANSWERS[1][1])
+    calc(page, 2).get_by_role("button", name="檢查").click()
+    page.wait_for_function("() => document.querySelectorAll('.sd-calc .sd-quiz__feedback[data-state]').length == 2")
+
+
+ANSWERED = {
+    "choice": [f"{wrong_label(1)}:wrong", "", f"{wrong_label(3)}:wrong,{ANSWERS[2]}:right", "", ""],
+    "calc": [f"{CALC_ANSWERS[0][0]}:right", f"{CALC_ANSWERS[1][1]}:wrong"],
+    "retries": [1, 1, 1, 0, 1, 0, 0],     # 算算看 1, 2 come first in the page, then Q1–Q5
+}
+
+
+@pytest.mark.parametrize("width, scheme", [(1440, "light"), (390, "dark")])
+def test_answers_stay_after_a_reload(open_lesson, width, scheme):
+    page = open_lesson("", width=width, color_scheme=scheme)
+    requests = []
+    page.on("request", lambda request: requests.append(request))
+    answer_some(page)
+    # nothing leaves the browser: no request carries anything (the fixture: none leaves 127.0.0.1)
+    assert [(r.method, r.url) for r in requests if r.method != "GET" or r.post_data] == []
+    before = states(page)
+    page.reload()
+    page.wait_for_load_state("networkidle")
+    after = states(page)
+    assert after == before
+    assert {k: after[k] for k in ANSWERED} == {k: ANSWERED[k] for k in ANSWERED}
+    # first tries: Q1 wrong, Q3 wrong, 算算看 1 right, 算算看 2 wrong
+    assert f"已作答 4 / {len(ANSWERS) + CALCS} 題，第一次就答對 1 題" in after["score"]
+    assert "✓ 答對了" in quiz(page, 3).locator(".sd-quiz__feedback").inner_text()
+    suffix = f"{width}-{scheme}"
+    shot(page, f"reloaded-quiz-q3-{suffix}", quiz(page, 3))
+    shot(page, f"reloaded-calc-1-{suffix}", calc(page, 1))
+    # 重做 forgets the shown answer, not the first try
+    quiz(page, 3).get_by_role("button", name="重做這題").click()
+    page.reload()
+    page.wait_for_load_state("networkidle")
+    again = states(page)
+    assert again["choice"][2] == "" and again["retries"][4] == 0 and again["score"] == after["score"]
+
+
+def test_answers_stay_across_instant_navigation(open_lesson, base_url):
+    page = open_lesson("")
+    page.evaluate("window.__sameDocument = true")
+    answer_some(page)
+    before = states(page)
+    nav_link_to(page, base_url + "knowledge-card/").click()
+    page.wait_for_url("**/knowledge-card/")
+    nav_link_to(page, base_url).click()
+    page.wait_for_function("() => document.querySelector('.sd-quiz--live .sd-quiz__feedback[data-state]')")
+    assert page.evaluate("window.__sameDocument === true"), "navigation reloaded the page (not instant)"
+    assert states(page) == before                       # one score, one visible 重做 per question
+
+
+def test_a_changed_question_forgets_the_old_answer(open_lesson):
+    """Answers are kept under the hash of what the question asks (the build's data-key): an answer
+    kept for another version of the question (another key) is not shown."""
+    page = open_lesson("")
+    key = quiz(page, 1).get_attribute("data-key")
+    assert len(set(page.locator(".sd-quiz, .sd-calc").evaluate_all("qs => qs.map(q => q.dataset.key)"))) == 7
+    page.evaluate("""(key) => {
+        localStorage.setItem('specdec-lab:progress:quiz:000000000000', JSON.stringify({first: true, choices: ['C']}));
+        localStorage.setItem('specdec-lab:progress:quiz:' + key, JSON.stringify({first: false, choices: ['A']})); }""", key)
+    page.reload()
+    page.wait_for_load_state("networkidle")
+    assert states(page)["choice"] == ["A:wrong", "", "", "", ""]
+    assert "已作答 1 / 7 題，第一次就答對 0 題" in states(page)["score"]
+
+
+def scroll_to_end(page):
+    page.locator(".sd-page").scroll_into_view_if_needed()
+    page.wait_for_function("(p) => localStorage.getItem('specdec-lab:progress:read:' + p)",
+                           arg=page.locator(".sd-page").get_attribute("data-page"))
+
+
+@pytest.mark.parametrize("width, scheme", [(1440, "light"), (1440, "dark"), (390, "light"), (390, "dark")])
+def test_the_home_page_shows_the_course_progress_and_clears_it(open_lesson, base_url, width, scheme):
+    page = open_lesson("", width=width, color_scheme=scheme)
+    view = page.locator(".sd-progress")
+    assert view.is_hidden()                                        # nothing kept yet: no box
+    answer_some(page)
+    scroll_to_end(page)
+    page.goto(base_url + "lossless-lab/")
+    page.wait_for_load_state("networkidle")
+    scroll_to_end(page)
+    page.goto(base_url)
+    page.wait_for_load_state("networkidle")
+    assert view.is_visible()
+    lessons = view.locator("li")
+    assert lessons.count() == 4
+    texts = [lessons.nth(i).inner_text() for i in range(4)]
+    assert texts[0].startswith("投機解碼：先猜後驗") and "讀到最後了" in texts[0]
+    assert f"作答 4 / {len(ANSWERS) + CALCS} 題，第一次就答對 1 題" in texts[0] and "實驗場還沒跑過" in texts[0]
+    assert "還沒讀到最後" in texts[1] and "測驗" not in texts[1] and "實驗場" not in texts[1]  # knowledge card
+    assert "讀到最後了" in texts[2] and "實驗場還沒跑過" in texts[2]
+    assert "還沒讀到最後" in texts[3]
+    assert view.locator("a").evaluate_all("as => as.map(a => a.href)") == [
+        base_url, base_url + "knowledge-card/", base_url + "lossless-lab/", base_url + "your-gpu/"]
+    assert "不會傳到任何地方" in view.inner_text()
+    violations = run_axe(page, context={"include": [[".sd-progress"]]})
+    assert violations == [], violations
+    shot(page, f"progress-{width}-{scheme}", view)
+    # 清除紀錄, from the keyboard, asks first
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    view.get_by_role("button", name="清除紀錄").press("Enter")
+    assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('specdec-lab:progress:')).length") > 0
+    page.once("dialog", lambda dialog: dialog.accept())
+    view.get_by_role("button", name="清除紀錄").press("Enter")
+    page.wait_for_function("() => document.querySelector('.sd-progress [role=status]').textContent.includes('已清除')")
+    assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('specdec-lab:progress:'))") == []
+    assert "已作答 0 / 7 題" in states(page)["score"] and states(page)["choice"] == [""] * 5
+    assert all(n == 0 for n in states(page)["retries"])
+    assert "作答 0 / 7 題" in view.inner_text() and "讀到最後了" not in view.inner_text()
+    shot(page, f"progress-cleared-{width}-{scheme}", view)
+    page.reload()
+    page.wait_for_load_state("networkidle")
+    assert view.is_hidden()
 
 
 # --------------------------------------------------------------------------- phone, navigation, search
@@ -614,6 +816,11 @@ def test_axe_reports_no_serious_or_critical_violations(open_lesson, path, width,
         page.locator(".sd-toy").get_by_role("button", name="抽一輪").click()
         quiz(page, 1).locator(".sd-quiz__button").nth(0).click()
         quiz(page, 2).locator(".sd-quiz__button").nth(LABELS.index(ANSWERS[1])).click()
+        calc(page, 1).get_by_label("你的答案").fill(CALC_ANSWERS[0][1])     # a wrong number
+        calc(page, 1).get_by_role("button", name="檢查").click()
+        calc(page, 2).get_by_label("你的答案").fill(CALC_ANSWERS[1][0])
+        calc(page, 2).get_by_role("button", name="檢查").click()
+        page.wait_for_function("() => !document.querySelector('.sd-progress').hidden")  # the view shows
         page.wait_for_timeout(700)          # let the toy's cells finish appearing
     # the 實驗場 side panel (.sd-lab) belongs to the lab layer, which checks it with the same helper
     violations = run_axe(page, context={"exclude": [[".sd-lab"]]})
@@ -631,7 +838,8 @@ def test_a_hovered_or_focused_widget_button_stays_readable(open_lesson, scheme, 
     page = open_lesson("", color_scheme=scheme)
     # the state's own colours, not a frame of Material's 125 ms fade to them (a loaded machine)
     page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
-    buttons = page.locator(":is(.sd-toy .md-button, #sd-quiz-1 .md-button, #sd-quiz-1 .sd-quiz__button):visible")
+    buttons = page.locator(":is(.sd-toy .md-button, #sd-quiz-1 .md-button, #sd-quiz-1 .sd-quiz__button,"
+                           " #sd-calc-1 .md-button):visible")
     assert buttons.count() >= 6
     failing = []
     for i in range(buttons.count()):

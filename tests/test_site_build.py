@@ -300,3 +300,61 @@ def test_a_page_naming_a_notebook_that_is_not_there_fails_the_build(project):
         """)
     assert result.returncode != 0
     assert "lessons/index.md: 前言的 lab: nope.ipynb 不在 notebooks/ 裡" in result.output
+
+
+# --------------------------------------------------------------------------- a new lesson in two files
+
+@pytest.fixture
+def course_copy(tmp_path):
+    """A temporary copy of the course (mkdocs.yml, lessons/, notebooks/; site/ linked) with a new
+    lesson in two files, as README 給講師「加一課」 describes: lessons/k-sweep.md naming its
+    notebook in its front matter, and notebooks/k_sweep.ipynb."""
+    import shutil
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(ROOT / "lessons", tmp_path / "lessons")
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks",
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    (tmp_path / "site").symlink_to(ROOT / "site")
+    shutil.copy(ROOT / "notebooks" / "lesson1.ipynb", tmp_path / "notebooks" / "k_sweep.ipynb")
+    (tmp_path / "lessons" / "k-sweep.md").write_text(textwrap.dedent("""\
+        ---
+        title: K 掃一遍
+        lab: k_sweep.ipynb
+        ---
+        # K 掃一遍
+
+        /// quiz | Q1 · 算算看
+        α = 0.85、草稿成本 6% 時，最好的 K 是多少？
+
+        答案：`best_k(0.85, 0.06)` ± 0
+            K = 9。
+        ///
+        """), encoding="utf-8")
+    return tmp_path
+
+
+def test_a_lesson_missing_from_the_nav_fails_the_build_saying_where_to_add_it(course_copy):
+    result = build_lessons(course_copy / "out", config_file=course_copy / "mkdocs.yml", cwd=course_copy)
+    assert result.returncode != 0
+    assert ("lessons/k-sweep.md: 這一課不在 mkdocs.yml 的 nav 裡，選單裡不會出現它。"
+            "在 mkdocs.yml 的 `nav:` 下、你要它出現的位置加一行：`  - k-sweep.md`") in result.output
+
+
+def test_a_new_lesson_added_to_the_nav_builds_with_its_lab_menu_and_progress(course_copy):
+    config = course_copy / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("  - your-gpu.md\n", "  - your-gpu.md\n  - k-sweep.md\n"), encoding="utf-8")
+    result = build_lessons(course_copy / "out", config_file=config, cwd=course_copy)
+    assert result.returncode == 0, result.output
+    assert result.warnings == []
+    new = page(course_copy / "out", "k-sweep/index.html")
+    assert 'id="sd-lab"' in new                                  # the 實驗場 panel beside it
+    assert "lab/notebooks/index.html?path=k_sweep.ipynb" in new
+    assert (course_copy / "out" / "notebook-preview" / "k_sweep.html").is_file()
+    home = page(course_copy / "out", "index.html")
+    assert 'href="k-sweep/"' in home                                # in the menu
+    course = json.loads(html_module.unescape(re.search(r'class="sd-progress" data-course="([^"]*)"', home)[1]))
+    assert course[-1] == {"page": "k-sweep/", "href": "k-sweep/", "title": "K 掃一遍",
+                          "quizzes": [re.search(r'<section class="sd-calc" id="sd-calc-1" data-key="(\w+)"', new)[1]],
+                          "lab": "k_sweep.ipynb"}
+    assert [lesson["page"] for lesson in course] == ["", "knowledge-card/", "lossless-lab/", "your-gpu/", "k-sweep/"]

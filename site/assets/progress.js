@@ -1,7 +1,7 @@
 /* A learner's progress through the course, kept in this browser only (localStorage; nothing is
  * sent anywhere):
  *   specdec-lab:progress:read:PAGE   the learner reached the end of the lesson at PAGE ("", "lossless-lab/")
- *   specdec-lab:progress:quiz:KEY    a quiz answer (quiz.js): {first: right at the first try?, choice | entry}
+ *   specdec-lab:progress:quiz:KEY    a quiz answer (quiz.js): {first: right at the first try?, choices | entry}
  *   specdec-lab:progress:lab:NAME    a cell of the lab notebook NAME was run (site/lab/specdec-lab.js)
  * KEY is the build's hash of what the question asks (quiz_format.py), so an edited question starts
  * fresh. window.specdecProgress is the store (quiz.js uses it); the page's end carries a marker

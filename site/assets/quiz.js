@@ -50,6 +50,7 @@
         " 題。" + (first.size === quizzes.length ? "（重做不改變成績。）" : ""));
     }
 
+    const resets = [];
     quizzes.forEach((section) => {
       const key = section.dataset.key;
       const saved = key ? store.get("quiz", key) : null;
@@ -65,11 +66,21 @@
         renderScore();
       };
       const onRetry = (answer) => keep(answer);
-      const restore = section.classList.contains("sd-calc")
+      const question = section.classList.contains("sd-calc")
         ? enhanceNumber(section, onAnswer, onRetry) : enhance(section, onAnswer, onRetry);
-      if (saved) restore(saved);
+      if (saved) question.restore(saved);
+      resets.push(question.reset);
     });
     renderScore();
+    // the progress view's 清除紀錄 forgets every answer: this page's questions start over too
+    const controller = new AbortController();
+    window.addEventListener("specdec-progress", (event) => {
+      if (!score.isConnected) { controller.abort(); return; }
+      if (!(event.detail && event.detail.cleared)) return;
+      resets.forEach((reset) => reset());
+      first.clear();
+      renderScore();
+    }, { signal: controller.signal });
   }
 
   function enhance(section, onAnswer, onRetry) {
@@ -96,13 +107,15 @@
       return button;
     });
 
+    let chosen = [];     // the labels chosen since the last 重做, in order (kept, and shown again)
     function choose(option, button, why, restoring) {
       const correct = option.dataset.correct === "true";
       const label = option.dataset.label;
+      chosen = [...chosen.filter((l) => l !== label), label];
       option.dataset.state = correct ? "right" : "wrong";
       button.querySelector(".sd-quiz__mark").textContent = correct ? "✓ 答對" : "✗ 答錯";
       button.querySelector(".sd-quiz__state").textContent = correct ? "（你選了，答對）" : "（你選了，答錯）";
-      if (!restoring) onAnswer(correct, { choice: label });
+      if (!restoring) onAnswer(correct, { choices: chosen });
 
       const explanation = [...why.childNodes].filter((node) =>
         !(node.nodeType === 1 && (node.matches("summary") || node.matches(".sd-quiz__verdict"))));
@@ -130,7 +143,7 @@
       retry.hidden = false;
     }
 
-    retry.addEventListener("click", () => {
+    function reset() {
       options.forEach((o) => {
         delete o.dataset.state;
         o.querySelector(".sd-quiz__why").hidden = true;
@@ -142,14 +155,23 @@
       delete feedback.dataset.state;
       feedback.replaceChildren();
       retry.hidden = true;
-      onRetry({ choice: null });
+      chosen = [];
+    }
+    retry.addEventListener("click", () => {
+      reset();
+      onRetry({ choices: [] });
       buttons[0].focus();
     });
 
-    // a kept answer, shown as it was left: the last choice, marked and explained
-    return (saved) => {
-      const option = options.find((o) => o.dataset.label === saved.choice);
-      if (option) choose(option, buttons[options.indexOf(option)], option.querySelector(".sd-quiz__why"), true);
+    return {
+      // a kept answer, shown as it was left: its choices marked, the last one explained
+      restore(saved) {
+        for (const label of Array.isArray(saved.choices) ? saved.choices : []) {
+          const option = options.find((o) => o.dataset.label === label);
+          if (option) choose(option, buttons[options.indexOf(option)], option.querySelector(".sd-quiz__why"), true);
+        }
+      },
+      reset,
     };
   }
 
@@ -202,17 +224,23 @@
     }
 
     form.addEventListener("submit", (event) => { event.preventDefault(); check(input.value, false); });
-    retry.addEventListener("click", () => {
+    function reset() {
       input.value = "";
       delete section.dataset.state;
       delete feedback.dataset.state;
       feedback.replaceChildren();
       retry.hidden = true;
+    }
+    retry.addEventListener("click", () => {
+      reset();
       onRetry({ entry: null });
       input.focus();
     });
-    return (saved) => {
-      if (typeof saved.entry === "string") { input.value = saved.entry; check(saved.entry, true); }
+    return {
+      restore(saved) {
+        if (typeof saved.entry === "string") { input.value = saved.entry; check(saved.entry, true); }
+      },
+      reset,
     };
   }
 
