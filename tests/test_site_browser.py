@@ -566,7 +566,10 @@ def test_answers_stay_across_instant_navigation(open_lesson, base_url):
     answer_some(page)
     before = states(page)
     nav_link_to(page, base_url + "knowledge-card/").click()
-    page.wait_for_url("**/knowledge-card/")
+    # (Material's navigation.tracking may put the old page's section in the new URL's hash)
+    page.wait_for_url(re.compile(r"/knowledge-card/(#.*)?$"))
+    page.wait_for_function("() => !document.querySelector('.sd-quiz') && document.querySelector('.sd-page')"
+                           " && document.querySelector('.sd-page').dataset.page === 'knowledge-card/'")
     nav_link_to(page, base_url).click()
     page.wait_for_function("() => document.querySelector('.sd-quiz--live .sd-quiz__feedback[data-state]')")
     assert page.evaluate("window.__sameDocument === true"), "navigation reloaded the page (not instant)"
@@ -627,7 +630,9 @@ def test_the_home_page_shows_the_course_progress_and_clears_it(open_lesson, base
     assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('specdec-lab:progress:')).length") > 0
     page.once("dialog", lambda dialog: dialog.accept())
     view.get_by_role("button", name="清除紀錄").press("Enter")
-    page.wait_for_function("() => document.querySelector('.sd-progress [role=status]').textContent.includes('已清除')")
+    status = view.get_by_role("status")
+    page.wait_for_function("(s) => s.textContent.includes('已清除')", arg=status.element_handle())
+    assert status.is_visible()                                       # seen as well as heard
     assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('specdec-lab:progress:'))") == []
     assert "已作答 0 / 7 題" in states(page)["score"] and states(page)["choice"] == [""] * 5
     assert all(n == 0 for n in states(page)["retries"])

@@ -75,7 +75,7 @@
   function renderView(view) {
     let course;
     try { course = JSON.parse(view.dataset.course || "[]"); } catch (e) { return; }
-    const status = el("p", { className: "sd-visually-hidden", role: "status" });
+    const status = el("p", { className: "sd-progress__status", role: "status" });   // seen and heard
     const draw = (event) => {
       const cleared = event && event.detail && event.detail.cleared;
       const items = course.map((lesson) => {
