@@ -9,9 +9,11 @@ writes two files from the `/// quiz` blocks of the lessons in mkdocs.yml's nav o
   Canvas numerical questions (the answer within its tolerance) with the explanation as feedback;
 - specdec-lab-moodle.xml: the same questions as Moodle XML, the format Moodle's question bank
   imports without a plugin (Question bank → Import → Moodle XML format; one category per lesson).
-Text is HTML rendered from the lesson's Markdown as the site renders it; formulas stay as
-\\( … \\), which both systems' MathJax filters show. No library: qti-package-maker 26.7.14 (the one
-on PyPI) writes Canvas QTI without any feedback, and the explanations are the point.
+The QTI follows the structure text2qti writes for Canvas (the same response, feedback and
+numeric-range conditions). Text is HTML rendered from the lesson's Markdown as the site renders
+it; formulas stay as \\( … \\), which both systems' MathJax filters show. No library:
+qti-package-maker 26.7.14 (the one on PyPI) writes Canvas QTI without any feedback, and the
+explanations are the point.
 """
 from __future__ import annotations
 
@@ -115,9 +117,10 @@ def _material(parent, html: str):
     return material
 
 
-def _metadata(item, question_type: str):
+def _metadata(item, question_type: str, answer_ids: str = ""):
     fields = _sub(_sub(item, "itemmetadata"), "qtimetadata")
-    for label, entry in (("question_type", question_type), ("points_possible", "1")):
+    for label, entry in (("question_type", question_type), ("points_possible", "1"),
+                         ("original_answer_ids", answer_ids)):
         field = _sub(fields, "qtimetadatafield")
         _sub(field, "fieldlabel", label)
         _sub(field, "fieldentry", entry)
@@ -151,7 +154,7 @@ def qti_item(quiz: Quiz, to_html) -> ET.Element:
         item.extend([presentation, processing])
         _feedback(item, "general_fb", to_html(quiz.explanation))
         return item
-    _metadata(item, "multiple_choice_question")
+    _metadata(item, "multiple_choice_question", ",".join(option_ident(quiz, o.label) for o in quiz.options))
     response = _sub(presentation, "response_lid", ident=RESPONSE, rcardinality="Single")
     choices = _sub(response, "render_choice")
     for option in quiz.options:
