@@ -298,6 +298,31 @@ def test_quiz_answers_keys(open_page):
     assert f"已作答 1 / {questions} 題" in score
 
 
+def test_quiz_answers_stay_after_a_reload(open_page):
+    """Firefox keeps a learner's answers too (localStorage of the page's own origin): a choice
+    and a number shown again after a reload, the score from the first tries."""
+    page = open_page("")
+    mounted(page)
+    right = LESSON1_QUIZ_ANSWERS[1]
+    wrong = next(label for label in LABELS if label != right)
+    page.click(option(2, wrong))
+    page.click(option(2, right))
+    page.click("#sd-calc-1 .sd-quiz__input")
+    page.type("3.44")
+    page.press("Enter")
+    wait_until(lambda: page.evaluate("() => document.querySelector('#sd-calc-1').dataset.state") == "right",
+               10, what="the number checked")
+    page.reload()
+    mounted(page)
+    state = page.evaluate(QUIZ_STATE, 2)
+    assert state["options"] == {label: {wrong: "wrong", right: "right"}.get(label, "") for label in LABELS}
+    assert state["feedback"] == "right"
+    assert page.evaluate("() => [document.querySelector('#sd-calc-1 input').value,"
+                         " document.querySelector('#sd-calc-1').dataset.state]") == ["3.44", "right"]
+    score = page.evaluate("() => document.querySelector('.sd-quiz-score').textContent")
+    assert "已作答 2 / 7 題，第一次就答對 1 題" in score
+
+
 def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
     """A learner who is using the keyboard in the lesson keeps the focus while the lab beside it
     loads (JupyterLab focuses its notebook as it appears; Chromium does the same)."""
