@@ -381,6 +381,9 @@ def test_lesson_one_has_two_numeric_questions_the_build_computes():
     assert [q.answer for q in quizzes] == ["3.44", "6"]
     # the explanation's worked sum is the answer's value, and the lesson's exercise section holds them
     assert "0.729 = 3.439" in quizzes[0].explanation
+    assert f"{specdec_lab.expected_tokens(0.7, 10):.2f}" == "3.27" and "3.27" in quizzes[0].question
+    peak = [f"{specdec_lab.speedup(0.85, specdec_lab.best_k(0.85, c), c):.2f}" for c in (0.06, 0.15)]
+    assert f"約 {peak[0]} 掉到約 {peak[1]}" in quizzes[1].explanation       # 3.48 -> 2.38
     text = LESSON.read_text(encoding="utf-8")
     exercises = text.index("## 換你動手"), text.index("## 情境測驗")
     assert all(exercises[0] < text.index(f"/// quiz | {q.title}") < exercises[1] for q in quizzes)
