@@ -624,6 +624,11 @@ def test_the_home_page_shows_the_course_progress_and_clears_it(open_lesson, base
     violations = run_axe(page, context={"include": [[".sd-progress"]]})
     assert violations == [], violations
     shot(page, f"progress-{width}-{scheme}", view)
+    page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
+    clear = view.get_by_role("button", name="清除紀錄")
+    for state in (clear.hover, clear.focus):                      # readable hovered and focused
+        state()
+        assert run_axe(page, context={"include": [[".sd-progress__clear"]]}) == []
     # 清除紀錄, from the keyboard, asks first
     page.once("dialog", lambda dialog: dialog.dismiss())
     view.get_by_role("button", name="清除紀錄").press("Enter")
