@@ -21,7 +21,8 @@ from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
 from support.cjk_lines import (DISPLAY_FORMULAS, LINE_START_PROBLEMS, SCROLL_HINTS_SETTLED,
                                check_display_formulas)
-from support.lab_checks import IMAGE_OUTPUTS, STREAM_TEXTS, broken_images, stream_texts_of
+from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
+                                press_keys_through_the_start, stream_texts_of)
 from support.server import serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
 from test_site_browser import (LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round,
@@ -305,6 +306,19 @@ def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
         lab.wait_for("kernelReady")
         focused = lab.page.evaluate("() => `${document.activeElement.tagName}.${document.activeElement.className}`")
         assert "sd-quiz__button" in focused, f"the focus moved to {focused}"
+    finally:
+        lab.close()
+
+
+def test_no_key_pressed_in_the_lesson_is_lost_while_the_lab_starts(browser, base_url):
+    """As in Chromium (test_lab_browser): ← → pressed on the panel's edge all through the lab's
+    start each reach it, and the lesson never loses the focus."""
+    lab = FirefoxLab.open(browser, base_url, init=[KEYS_IN_LESSON])
+    try:
+        keys = press_keys_through_the_start(lab, lab.page.focus, lab.page.press)
+        assert keys["notebookShownAt"] and keys["readyAt"] > keys["notebookShownAt"], keys
+        assert (keys["atHandle"], keys["blurs"]) == (keys["sent"], 0), keys
+        assert keys["focused"].startswith("DIV.sd-lab__resize"), keys
     finally:
         lab.close()
 

@@ -27,7 +27,8 @@ import pytest
 
 from specdec_lab import monte_carlo_check
 from support.lab import ROOT, LabPage, serve_site, wait_until
-from support.lab_checks import IMAGE_OUTPUTS, broken_images
+from support.lab_checks import (FOCUSED, IMAGE_OUTPUTS, KEYS_IN_LESSON, broken_images,
+                                press_keys_through_the_start)
 from support.server import chromium
 
 pytestmark = pytest.mark.browser
@@ -590,9 +591,6 @@ def test_reload_restores_the_original_notebook(browser, base_url):
         lab.context.close()
 
 
-FOCUSED = "() => `${document.activeElement.tagName}.${document.activeElement.className}`"
-
-
 def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
     """A learner answering the quiz with the keyboard while the lab starts keeps the focus
     (JupyterLab focuses its notebook as it appears); one who clicks into the lab gets it there."""
@@ -606,8 +604,29 @@ def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
         assert lab.page.locator(".sd-quiz").first.locator(".sd-quiz__feedback").inner_text()
         lab.frame().locator(".jp-Cell").first.click()
         assert lab.page.evaluate(FOCUSED).startswith("IFRAME"), "a click into the lab left it unfocused"
+        assert lab.frame().evaluate("() => !!document.activeElement.closest('.jp-Notebook')"), \
+            "JupyterLab could not focus its notebook for a learner who clicked into it"
     finally:
         lab.context.close()
+
+
+def test_no_key_pressed_in_the_lesson_is_lost_while_the_lab_starts(browser, base_url):
+    """← → pressed on the panel's edge, one after the other from the moment the panel is there until
+    Python is ready and past it, each reach the edge, and the lesson never loses the focus: the lab
+    takes it only from the learner (JupyterLab focused its splash and its notebook as it started;
+    the lesson used to give the focus back a task later, and a key pressed in between went to the
+    notebook: two ← widened the panel by one step in a full run)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.add_init_script(KEYS_IN_LESSON)
+    lab = LabPage.open(context, base_url, wait_until="commit")
+    try:
+        keys = press_keys_through_the_start(lab, lab.page.focus, lab.page.keyboard.press)
+        assert keys["notebookShownAt"] and keys["readyAt"] > keys["notebookShownAt"], keys  # pressed all along
+        assert (keys["atHandle"], keys["blurs"]) == (keys["sent"], 0), keys
+        assert keys["focused"].startswith("DIV.sd-lab__resize"), keys
+        assert lab.errors == []
+    finally:
+        context.close()
 
 
 def test_phone_opens_the_lab_with_its_button(browser, base_url):
