@@ -251,6 +251,8 @@ def test_toy_running_mean_matches_the_closed_form(open_lesson):
     page = open_lesson("", seed=2024)
     toy = page.locator(".sd-toy")
     toy.get_by_role("button", name="歸零").click()
+    formula = toy.locator(".sd-toy__tally").inner_html()      # the power as a power ("α^6" it was)
+    assert f"(1 − α<sup>{K + 1}</sup>) / (1 − α)" in formula and "^" not in formula
     for _ in range(30):
         toy.get_by_role("button", name="連抽 100 輪").click()
     text = toy_round(page)["tally"]
