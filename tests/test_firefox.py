@@ -19,8 +19,9 @@ import pytest
 from specdec_lab import expected_tokens
 from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
-from support.cjk_lines import (DISPLAY_FORMULAS, LINE_START_PROBLEMS, SCROLL_HINTS_SETTLED,
-                               check_display_formulas)
+from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS,
+                               SCROLL_HINTS_SETTLED, TABLE_HINTS_SETTLED, WIDE_TABLES,
+                               check_display_formulas, check_wide_tables)
 from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
                                 press_keys_through_the_start, stream_texts_of)
 from support.server import serve_site
@@ -154,7 +155,8 @@ def test_phone_lines_and_display_formulas(open_page, path):
     """At 390 px: no line starts with a closing Chinese mark (nor ends with an opening one) beside
     an inline formula or code (Firefox decides the break after a <math> by the formula's own
     white-space); a display formula fits, or scrolls inside its block with the side that has more
-    of it faded (test_site_browser has the same for Chromium)."""
+    of it faded, and so does a table wider than the phone, the code in it broken only between words
+    (test_site_browser has the same for Chromium)."""
     page = open_page(path, width=390, height=844)
     wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20,
                what="fonts loaded")
@@ -176,6 +178,17 @@ def test_phone_lines_and_display_formulas(open_page, path):
         if path == "":
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(SHOTS / "firefox-phone-formula-scrolled.png")
+    # a table wider than the phone fades on the right as a formula does; code in it breaks only
+    # between words (test_site_browser has both for Chromium, at 1440 too)
+    try:
+        wait_until(lambda: page.evaluate(TABLE_HINTS_SETTLED), 5, what="tables' scroll hints")
+    except TimeoutError:
+        pass                            # check_wide_tables says which table and how
+    check_wide_tables(page.evaluate(WIDE_TABLES))
+    assert page.evaluate(CODE_SPLIT_IN_TABLES) == []
+    if path == "":
+        page.evaluate("() => document.querySelector('.md-typeset__scrollwrap[data-sd-more]').scrollIntoView({block: 'center'})")
+        page.screenshot(SHOTS / "firefox-phone-table-fading.png")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
 
 

@@ -17,8 +17,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from specdec_lab import expected_tokens
 from support.axe import run_axe
-from support.cjk_lines import (DISPLAY_FORMULAS, LINE_START_PROBLEMS, SCROLL_HINTS_SETTLED,
-                               check_display_formulas)
+from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS,
+                               SCROLL_HINTS_SETTLED, TABLE_HINTS_SETTLED, WIDE_TABLES,
+                               check_display_formulas, check_wide_tables)
 from support.server import chromium, open_page, serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_lessons
 
@@ -467,6 +468,45 @@ def test_no_line_starts_with_closing_punctuation_on_a_phone(open_lesson, path):
         "; ".join(f"{p['before']}⏎{p['mark']}{p['after'][1:]}" if p["kind"] == "starts"
                   else f"{p['before'][:-1]}{p['mark']}⏎{p['after']}" for p in problems)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, "page wider than the phone"
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_wide_tables_show_that_they_scroll_and_their_code_breaks_between_words(open_lesson, path, width):
+    """A table wider than its column (lesson 1's 位置 1-5 and 併發 tables beside the lab at 1440,
+    many on a phone) was cut at the column's edge with nothing to say there was more: it fades on
+    the side with more of it, as a display formula does, also after the lab panel is resized.
+    Inline code in a cell broke inside a word ("--speculat" / "ive-config", "draft_mod" / "el")."""
+    phone = {"has_touch": True, "is_mobile": True} if width < 500 else {}
+    page = open_lesson(path, width=width, **phone)
+    page.wait_for_function("document.fonts.status === 'loaded'")
+
+    def settled_tables():
+        try:                            # a11y.js marks them a frame after the fonts or a resize
+            page.wait_for_function(TABLE_HINTS_SETTLED, timeout=5000)
+        except PlaywrightTimeout:
+            pass                        # check_wide_tables says which table and how
+        return page.evaluate(WIDE_TABLES)
+
+    tables = settled_tables()
+    check_wide_tables(tables)
+    assert page.evaluate(CODE_SPLIT_IN_TABLES) == []
+    if path == "":
+        assert any(t["scrolls"] for t in tables)          # (lesson 1 has some at both widths)
+    scrolling = page.locator(".md-typeset__scrollwrap[data-sd-more]")
+    if scrolling.count():
+        box = scrolling.first
+        box.evaluate("b => { b.scrollIntoView({block: 'center'}); b.scrollLeft = b.scrollWidth; }")
+        page.wait_for_function("b => b.dataset.sdMore === 'left'", arg=box.element_handle(), timeout=5000)
+        if path == "":
+            shot(page, f"table-scrolled-{width}")
+    if path == "" and width == 1440:   # the panel made narrower: the lesson's tables fit, no fade
+        page.locator(".sd-lab__resize").focus()
+        for _ in range(4):
+            page.keyboard.press("ArrowRight")
+        tables = settled_tables()
+        check_wide_tables(tables)
+        assert not any(t["scrolls"] and t["head"].startswith("位置") for t in tables), tables
 
 
 @pytest.mark.parametrize("path", LESSON_PAGES)
