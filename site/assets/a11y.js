@@ -36,8 +36,11 @@
     else node.removeAttribute("data-sd-more");
   }
 
+  // measured again whenever the box or what it holds changes width: a window resize is not the only
+  // cause (the lab panel resized beside the lesson; a formula or table laid out wider a moment after
+  // the first check, as its font or the page's settles: a formula that scrolled had no fade then)
   const resized = window.ResizeObserver && new ResizeObserver((entries) => entries.forEach((entry) => {
-    const node = entry.target;
+    const node = entry.target.sdScroller || entry.target;
     if (node.sdLabel) makeScrollable(node, node.sdLabel);
     showMore(node);
   }));
@@ -46,7 +49,15 @@
       if (!node.sdMore) {
         node.sdMore = true;
         node.addEventListener("scroll", () => showMore(node), { passive: true });
-        if (resized) resized.observe(node);
+        if (resized) {
+          resized.observe(node);
+          // what sets the content's width: a block formula's box is as wide as its block, its
+          // rows are as wide as the formula; a table's own box
+          for (const content of node.querySelectorAll("math > *, table")) {
+            content.sdScroller = node;
+            resized.observe(content);
+          }
+        }
       }
       showMore(node);
     });
@@ -76,6 +87,7 @@
   // the math font may arrive after the first check and widen the formulas
   if (document.fonts && document.fonts.ready) {
     document.fonts.ready.then(() => requestAnimationFrame(check));
+    document.fonts.addEventListener("loadingdone", () => requestAnimationFrame(check));
   }
 
   let pending = 0;
