@@ -6,7 +6,9 @@ Kernel" dialog. Every cell then runs with no error, the Monte Carlo printed in t
 one CPython computes (and agrees with the closed form within 5 standard errors), the figures come
 back live with their sliders, a focused slider takes the arrow keys (not the notebook) and redraws
 its figure, the first import and the first figure say which packages they load, the download button gives the learner's
-edited notebook, a reload restores the original, the lab turns dark with the lesson page, a phone
+edited notebook, a reload restores the original, the lab turns dark with the lesson page, keys
+pressed in the lesson all through the lab's start stay in the lesson (the lab takes the focus only
+from the learner), a phone
 opens the lab with its button, and no request leaves 127.0.0.1. On every lab page (issue 11): the
 stored outputs read as the notebook file has them until Python re-runs a cell, every figure loads
 after Run all, the console stays clean, and an edit survives a move to another page and back
