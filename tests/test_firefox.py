@@ -19,9 +19,11 @@ import pytest
 from specdec_lab import expected_tokens
 from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
-from support.cjk_lines import (DISPLAY_FORMULAS, LINE_START_PROBLEMS, SCROLL_HINTS_SETTLED,
-                               check_display_formulas)
-from support.lab_checks import IMAGE_OUTPUTS, STREAM_TEXTS, broken_images, stream_texts_of
+from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS,
+                               SCROLL_HINTS_SETTLED, TABLE_HINTS_SETTLED, WIDE_TABLES,
+                               check_display_formulas, check_wide_tables)
+from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
+                                press_keys_through_the_start, stream_texts_of)
 from support.server import serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
 from test_site_browser import (LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round,
@@ -153,7 +155,8 @@ def test_phone_lines_and_display_formulas(open_page, path):
     """At 390 px: no line starts with a closing Chinese mark (nor ends with an opening one) beside
     an inline formula or code (Firefox decides the break after a <math> by the formula's own
     white-space); a display formula fits, or scrolls inside its block with the side that has more
-    of it faded (test_site_browser has the same for Chromium)."""
+    of it faded, and so does a table wider than the phone, the code in it broken only between words
+    (test_site_browser has the same for Chromium)."""
     page = open_page(path, width=390, height=844)
     wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20,
                what="fonts loaded")
@@ -175,6 +178,17 @@ def test_phone_lines_and_display_formulas(open_page, path):
         if path == "":
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(SHOTS / "firefox-phone-formula-scrolled.png")
+    # a table wider than the phone fades on the right as a formula does; code in it breaks only
+    # between words (test_site_browser has both for Chromium, at 1440 too)
+    try:
+        wait_until(lambda: page.evaluate(TABLE_HINTS_SETTLED), 5, what="tables' scroll hints")
+    except TimeoutError:
+        pass                            # check_wide_tables says which table and how
+    check_wide_tables(page.evaluate(WIDE_TABLES))
+    assert page.evaluate(CODE_SPLIT_IN_TABLES) == []
+    if path == "":
+        page.evaluate("() => document.querySelector('.md-typeset__scrollwrap[data-sd-more]').scrollIntoView({block: 'center'})")
+        page.screenshot(SHOTS / "firefox-phone-table-fading.png")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
 
 
@@ -332,6 +346,19 @@ def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
         lab.wait_for("kernelReady")
         focused = lab.page.evaluate("() => `${document.activeElement.tagName}.${document.activeElement.className}`")
         assert "sd-quiz__button" in focused, f"the focus moved to {focused}"
+    finally:
+        lab.close()
+
+
+def test_no_key_pressed_in_the_lesson_is_lost_while_the_lab_starts(browser, base_url):
+    """As in Chromium (test_lab_browser): ← → pressed on the panel's edge all through the lab's
+    start each reach it, and the lesson never loses the focus."""
+    lab = FirefoxLab.open(browser, base_url, init=[KEYS_IN_LESSON])
+    try:
+        keys = press_keys_through_the_start(lab, lab.page.focus, lab.page.press)
+        assert keys["notebookShownAt"] and keys["readyAt"] > keys["notebookShownAt"], keys
+        assert (keys["atHandle"], keys["blurs"]) == (keys["sent"], 0), keys
+        assert keys["focused"].startswith("DIV.sd-lab__resize"), keys
     finally:
         lab.close()
 

@@ -6,7 +6,9 @@ Kernel" dialog. Every cell then runs with no error, the Monte Carlo printed in t
 one CPython computes (and agrees with the closed form within 5 standard errors), the figures come
 back live with their sliders, a focused slider takes the arrow keys (not the notebook) and redraws
 its figure, the first import and the first figure say which packages they load, the download button gives the learner's
-edited notebook, a reload restores the original, the lab turns dark with the lesson page, a phone
+edited notebook, a reload restores the original, the lab turns dark with the lesson page, keys
+pressed in the lesson all through the lab's start stay in the lesson (the lab takes the focus only
+from the learner), a phone
 opens the lab with its button, and no request leaves 127.0.0.1. On every lab page (issue 11): the
 stored outputs read as the notebook file has them until Python re-runs a cell, every figure loads
 after Run all, the console stays clean, and an edit survives a move to another page and back
@@ -27,7 +29,8 @@ import pytest
 
 from specdec_lab import monte_carlo_check
 from support.lab import ROOT, LabPage, serve_site, wait_until
-from support.lab_checks import IMAGE_OUTPUTS, broken_images
+from support.lab_checks import (FOCUSED, IMAGE_OUTPUTS, KEYS_IN_LESSON, broken_images,
+                                press_keys_through_the_start)
 from support.server import chromium
 
 pytestmark = pytest.mark.browser
@@ -590,9 +593,6 @@ def test_reload_restores_the_original_notebook(browser, base_url):
         lab.context.close()
 
 
-FOCUSED = "() => `${document.activeElement.tagName}.${document.activeElement.className}`"
-
-
 def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
     """A learner answering the quiz with the keyboard while the lab starts keeps the focus
     (JupyterLab focuses its notebook as it appears); one who clicks into the lab gets it there."""
@@ -606,8 +606,29 @@ def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
         assert lab.page.locator(".sd-quiz").first.locator(".sd-quiz__feedback").inner_text()
         lab.frame().locator(".jp-Cell").first.click()
         assert lab.page.evaluate(FOCUSED).startswith("IFRAME"), "a click into the lab left it unfocused"
+        assert lab.frame().evaluate("() => !!document.activeElement.closest('.jp-Notebook')"), \
+            "JupyterLab could not focus its notebook for a learner who clicked into it"
     finally:
         lab.context.close()
+
+
+def test_no_key_pressed_in_the_lesson_is_lost_while_the_lab_starts(browser, base_url):
+    """← → pressed on the panel's edge, one after the other from the moment the panel is there until
+    Python is ready and past it, each reach the edge, and the lesson never loses the focus: the lab
+    takes it only from the learner (JupyterLab focused its splash and its notebook as it started;
+    the lesson used to give the focus back a task later, and a key pressed in between went to the
+    notebook: two ← widened the panel by one step in a full run)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.add_init_script(KEYS_IN_LESSON)
+    lab = LabPage.open(context, base_url, wait_until="commit")
+    try:
+        keys = press_keys_through_the_start(lab, lab.page.focus, lab.page.keyboard.press)
+        assert keys["notebookShownAt"] and keys["readyAt"] > keys["notebookShownAt"], keys  # pressed all along
+        assert (keys["atHandle"], keys["blurs"]) == (keys["sent"], 0), keys
+        assert keys["focused"].startswith("DIV.sd-lab__resize"), keys
+        assert lab.errors == []
+    finally:
+        context.close()
 
 
 def test_phone_opens_the_lab_with_its_button(browser, base_url):

@@ -589,3 +589,86 @@ def test_a_tiny_p_value_in_a_title_has_every_glyph(p):
     assert missing(p_text(p, mathtext=True)) == []
     if "⁻" in p_text(p):
         assert missing(p_text(p)) != []          # the check can fail
+
+
+# nothing drawn over the data -------------------------------------------------------------------
+
+def _your_gpu_profiles():
+    """The your-gpu notebook's three profiles (its positional cell)."""
+    from specdec_lab.vllm import estimate_alpha, parse_metrics
+    from specdec_lab.vllm.examples import EXAMPLE_METRICS, EXAMPLE_TAIL_COLLAPSE
+
+    estimate = estimate_alpha(parse_metrics(EXAMPLE_METRICS), draft_cost=0.05)
+    return {"你的量測": estimate.conditional_rates,
+            f"i.i.d. α = {estimate.alpha:.2f}": [estimate.alpha] * len(EXAMPLE_TAIL_COLLAPSE),
+            "尾部崩塌（並行草稿）": EXAMPLE_TAIL_COLLAPSE}
+
+
+def _bench_sweep():
+    from specdec_lab.vllm import bench_sweep, read_bench_results
+    from specdec_lab.vllm.examples import EXAMPLE_BENCH_RESULTS
+
+    return bench_sweep(runs=read_bench_results(EXAMPLE_BENCH_RESULTS))
+
+
+LEGEND_CASES = {
+    **CASES,
+    "positional_your_gpu": lambda: plotting.positional_figure(_your_gpu_profiles(), draft_cost=0.03),
+    "positional_no_cost": lambda: plotting.positional_figure(_your_gpu_profiles()),
+    # a learner's own rates can be anywhere: low ones at the start, high ones at the end
+    "positional_low_then_high": lambda: plotting.positional_figure(
+        {"你的量測": [0.1, 0.15, 0.2, 0.5, 0.9, 0.95], "平的": [0.5] * 6}, draft_cost=0.02),
+    "bench_sweep": lambda: plotting.bench_sweep_figure(_bench_sweep()),
+}
+
+
+def covered_points(fig: Figure) -> list[tuple]:
+    """The data points (markers of the figure's lines, in display pixels, with the marker's
+    radius) that lie under a legend of the figure or of any of its axes."""
+    plotting.figure_png(fig)
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend()] + list(fig.legends)
+    boxes = [legend.get_window_extent() for legend in legends]
+    covered = []
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            if line.get_marker() in (None, "", "None", " ") or not line.get_visible():
+                continue
+            radius = line.get_markersize() * fig.dpi / 72 / 2
+            points = np.column_stack(line.get_data()).astype(float)
+            every = line.get_markevery()                     # the markers drawn: None, N or (start, N)
+            if isinstance(every, (int, tuple)):
+                start, step = every if isinstance(every, tuple) else (0, every)
+                points = points[start::step]
+            for x, y in ax.transData.transform(points):
+                for box in boxes:
+                    if box.x0 - radius < x < box.x1 + radius and box.y0 - radius < y < box.y1 + radius:
+                        covered.append((line.get_label(), round(x), round(y)))
+    return covered
+
+
+@pytest.mark.parametrize("name", list(LEGEND_CASES))
+def test_no_legend_covers_a_data_point(name):
+    """The your-gpu figure's legend sat on the tail collapse's points 7-9 (seen in the lab)."""
+    assert covered_points(LEGEND_CASES[name]()) == []
+
+
+def test_a_legend_over_a_point_is_seen():
+    """The check can fail: the positional figure's legend put back inside the left panel."""
+    fig = plotting.positional_figure(_your_gpu_profiles(), draft_cost=0.03)
+    fig.legends.clear()
+    fig.axes[0].legend(loc="lower left", fontsize=12)
+    assert any(label.startswith("尾部崩塌") for label, _, _ in covered_points(fig))
+
+
+@pytest.mark.parametrize("alpha, draft_cost", [(0.8, 0.05), (0.6, 0.3), (0.1, 0.3), (0.95, 0.01), (1.0, 0.0)])
+def test_the_no_gain_line_is_named_where_no_hatching_runs_through_it(alpha, draft_cost):
+    """The speedup figure drew "1×（不加速）" at the right end of its 1× line, inside the hatched
+    region where a larger K only loses (it reaches the right edge whenever the best K is not the
+    largest): now the legend names the line, and no text in the axes overlaps the hatching."""
+    fig = plotting.speedup_figure(alpha, draft_cost)
+    plotting.figure_png(fig)
+    ax = fig.axes[0]
+    hatched = [p.get_window_extent() for p in ax.patches if p.get_hatch()]
+    in_axes = [t for t in ax.texts if t.get_text()]
+    assert [t.get_text() for t in in_axes if any(t.get_window_extent().overlaps(h) for h in hatched)] == []
+    assert "1×（不加速）" in texts(fig)

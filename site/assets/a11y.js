@@ -2,8 +2,9 @@
  * - the search dialog gets an accessible name (Material leaves role="dialog" unnamed);
  * - a formula or table wider than the screen (it scrolls sideways, see course.css) becomes
  *   keyboard-focusable, so it can be scrolled without a mouse;
- * - a display formula that scrolls gets data-sd-more (right, left or both: where more of it is),
- *   which course.css shows as a fading edge.
+ * - a display formula or a table that scrolls gets data-sd-more (right, left or both: where more
+ *   of it is), which course.css shows as a fading edge; kept up to date as it is scrolled and as
+ *   its box changes width (a phone turned, the lab panel beside the lesson resized).
  */
 (function () {
   "use strict";
@@ -25,7 +26,8 @@
     }
   }
 
-  // a display formula that scrolls fades out on the side(s) with more of it (course.css)
+  // a display formula or a table that scrolls fades out on the side(s) with more of it (course.css)
+  const SCROLLERS = ".sd-math, .md-typeset__scrollwrap, .sd-toy__scroll, .sd-nb__html";
   function showMore(node) {
     const rest = node.scrollWidth - node.clientWidth - node.scrollLeft;
     const left = node.scrollLeft > 1, right = rest > 1;
@@ -34,11 +36,28 @@
     else node.removeAttribute("data-sd-more");
   }
 
+  // measured again whenever the box or what it holds changes width: a window resize is not the only
+  // cause (the lab panel resized beside the lesson; a formula or table laid out wider a moment after
+  // the first check, as its font or the page's settles: a formula that scrolled had no fade then)
+  const resized = window.ResizeObserver && new ResizeObserver((entries) => entries.forEach((entry) => {
+    const node = entry.target.sdScroller || entry.target;
+    if (node.sdLabel) makeScrollable(node, node.sdLabel);
+    showMore(node);
+  }));
   function scrollHints(root) {
-    (root || document).querySelectorAll(".sd-math").forEach((node) => {
+    (root || document).querySelectorAll(SCROLLERS).forEach((node) => {
       if (!node.sdMore) {
         node.sdMore = true;
         node.addEventListener("scroll", () => showMore(node), { passive: true });
+        if (resized) {
+          resized.observe(node);
+          // what sets the content's width: a block formula's box is as wide as its block, its
+          // rows are as wide as the formula; a table's own box
+          for (const content of node.querySelectorAll("math > *, table")) {
+            content.sdScroller = node;
+            resized.observe(content);
+          }
+        }
       }
       showMore(node);
     });
@@ -46,16 +65,18 @@
   window.sdScrollHints = scrollHints;   // lab-panel.js, for the notebook preview it puts in
 
   function check() {
-    document.querySelectorAll(".md-typeset .sd-math")
-      .forEach((node) => makeScrollable(node, "公式（可左右捲動）"));
+    const label = (selector, text) => document.querySelectorAll(selector).forEach((node) => {
+      node.sdLabel = text;
+      makeScrollable(node, text);
+    });
+    label(".md-typeset .sd-math", "公式（可左右捲動）");
+    label(".md-typeset__scrollwrap, .sd-toy__scroll", "表格（可左右捲動）");
     scrollHints(document);
     // an inline formula keeps its math role: focusable, but no region role or label
     document.querySelectorAll(".md-typeset math[display='inline']").forEach((math) => {
       if (math.scrollWidth > math.clientWidth + 1) math.setAttribute("tabindex", "0");
       else math.removeAttribute("tabindex");
     });
-    document.querySelectorAll(".md-typeset__scrollwrap, .sd-toy__scroll")
-      .forEach((node) => makeScrollable(node, "表格（可左右捲動）"));
   }
 
   function onPage() {
@@ -66,6 +87,7 @@
   // the math font may arrive after the first check and widen the formulas
   if (document.fonts && document.fonts.ready) {
     document.fonts.ready.then(() => requestAnimationFrame(check));
+    document.fonts.addEventListener("loadingdone", () => requestAnimationFrame(check));
   }
 
   let pending = 0;

@@ -86,8 +86,7 @@
       frame.className = "sd-lab__frame";
       frame.title = "實驗場：Python 筆記本 " + notebookName;
       frame.src = labUrl;
-      body.replaceChildren(frame);
-      keepFocusInLesson();
+      body.replaceChildren(frame);     // (it takes the focus only from the learner: specdec-lab.js, 12.)
       showPreview();
       progress.hidden = false;
       started = Date.now();
@@ -115,32 +114,6 @@
         if (window.sdScrollHints) window.sdScrollHints(preview);   // a11y.js: the fading edge
       }).catch(() => { /* no preview: the frame shows as it loads */ });
     }
-    // JupyterLab focuses its notebook as it starts, which would take the keyboard away from a
-    // learner reading (or answering a quiz) in the lesson. While the lab starts, focus that lands
-    // in the frame goes back to where it was, unless the learner reached into the lab: a pointer or
-    // a key inside it, or Tab onto it.
-    const guard = new AbortController();           // its listeners go when the guard ends
-    let guarding = true;
-    function stopGuarding() { guarding = false; guard.abort(); }
-    function keepFocusInLesson() {
-      const signal = guard.signal;
-      let inLesson = document.activeElement;
-      let tabbed = 0;
-      document.addEventListener("focusin", (e) => { if (e.target !== frame) inLesson = e.target; }, { signal });
-      document.addEventListener("keydown", (e) => { if (e.key === "Tab") tabbed = Date.now(); }, { capture: true, signal });
-      frame.addEventListener("load", () => {
-        for (const type of ["pointerdown", "keydown"]) {
-          frame.contentWindow.addEventListener(type, stopGuarding, { capture: true, signal });
-        }
-      }, { signal });
-      window.addEventListener("blur", () => setTimeout(() => {
-        if (!guarding || !frame.isConnected || document.activeElement !== frame) return;
-        if (Date.now() - tabbed < 1000) { stopGuarding(); return; }
-        try { frame.contentDocument.activeElement.blur(); } catch (err) { /* nothing focused */ }
-        if (inLesson && inLesson !== document.body && inLesson.isConnected) inLesson.focus({ preventScroll: true });
-        else frame.blur();
-      }, 0), { signal });
-    }
     function showLive() {
       if (live) return;
       live = true;
@@ -150,8 +123,7 @@
       const reached = top > 0 && [...preview.querySelectorAll("[data-cell]")]
         .find((cell) => cell.offsetTop + cell.offsetHeight > top);
       if (reached) frame.contentWindow.postMessage({ specdecLabShowCell: Number(reached.dataset.cell) }, location.origin);
-      const hadFocus = preview.contains(document.activeElement);
-      if (hadFocus) stopGuarding();                // the learner was in the lab's preview
+      const hadFocus = preview.contains(document.activeElement);   // the learner was in the lab's preview
       requestAnimationFrame(() => { preview.remove(); if (hadFocus) frame.focus(); });
     }
 
@@ -253,10 +225,7 @@
       panel.dataset.stage = s.stage;
       openButton.textContent = ready ? "🧪 實驗場 ✓" : "🧪 實驗場";
       clearTimeout(hideTimer);
-      if (s.stage === "ready") {
-        hideTimer = setTimeout(() => { progress.hidden = true; }, 2500);
-        setTimeout(stopGuarding, 1000);                  // started: focus is the learner's business
-      }
+      if (s.stage === "ready") hideTimer = setTimeout(() => { progress.hidden = true; }, 2500);
       else progress.hidden = false;
       clearInterval(ticker);
       if (waiting && s.stage !== "error") ticker = setInterval(() => render(last), 1000);

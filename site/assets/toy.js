@@ -187,7 +187,8 @@
     function renderTally() {
       const formula = expectedTokens(alpha, k);
       if (!tally.rounds) {
-        tallyText.textContent = `還沒抽。公式：每輪期望 (1 − α^${k + 1}) / (1 − α) = ${formula.toFixed(2)} 個字。`;
+        tallyText.replaceChildren("還沒抽。公式：每輪期望 (1 − α", el("sup", { text: String(k + 1) }),
+          `) / (1 − α) = ${formula.toFixed(2)} 個字。`);
       } else {
         const mean = tally.tokens / tally.rounds;
         tallyText.replaceChildren(

@@ -13,7 +13,8 @@
 //      lab-panel.js forgets what was kept when the page is reloaded);
 //  10. marks the notebook as zh-TW, so its punctuation takes the Traditional Chinese shapes;
 //  11. wraps printed output between words, not inside a number;
-//  12. notes in localStorage that the learner ran a cell of this notebook (the course's progress view).
+//  12. notes in localStorage that the learner ran a cell of this notebook (the course's progress view);
+//  13. beside a lesson, takes the keyboard focus only when the learner gives it to the lab.
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -151,6 +152,32 @@
       target.setAttribute('data-lm-suppress-shortcuts', 'true');
     }
   }, true);
+
+  // 12. JupyterLab focuses its splash and then its notebook as it starts (and a cell as one runs),
+  // and a focus() in this frame takes the keyboard from the lesson page around it: a key the
+  // learner pressed in the lesson then (an arrow on the panel's edge, an answer to the quiz) went
+  // to the notebook. So beside a lesson a focus() here only does something while the focus is
+  // already in this frame (the lesson's active element is the frame: a click or Tab into it, or the
+  // lesson's frame.focus()) or while a pointer is pressed in it (JupyterLab focuses a cell on
+  // mousedown, before the browser moves the focus in). Nothing ever moves the focus back.
+  if (window.frameElement) {
+    let pressed = false;
+    const learnerIsHere = () => {
+      try { return pressed || window.parent.document.activeElement === window.frameElement; } catch (e) { return true; }
+    };
+    for (const type of ['pointerdown', 'mousedown', 'touchstart']) {
+      window.addEventListener(type, () => { pressed = true; }, true);
+    }
+    for (const type of ['pointerup', 'pointercancel', 'mouseup', 'touchend', 'touchcancel']) {
+      window.addEventListener(type, () => setTimeout(() => { pressed = false; }, 0), true);   // after its click
+    }
+    for (const proto of [HTMLElement.prototype, SVGElement.prototype]) {
+      const focus = proto.focus;
+      proto.focus = function (options) { if (learnerIsHere()) focus.call(this, options); };
+    }
+    const focusWindow = window.focus;
+    window.focus = function () { if (learnerIsHere()) focusWindow.call(window); };
+  }
 
   // The notebook's session would start its kernel only once the notebook is open and drawn;
   // starting the session as soon as the kernel plugins are in lets Python load meanwhile (the

@@ -15,6 +15,13 @@ DISPLAY_FORMULAS: every visible .sd-math block: its width and the width of its f
     it scrolls (scrollWidth > clientWidth), its overflow-x, the side a11y.js says has more of it
     (data-sd-more: right, left, both or null), the mask that course.css fades that side with, and
     the formula's font size (to check it is still legible).
+
+WIDE_TABLES: the same for every visible table scroll box (Material's .md-typeset__scrollwrap):
+    whether it scrolls, the side a11y.js says has more of it and course.css's mask there.
+
+CODE_SPLIT_IN_TABLES: every inline code in a table cell that is broken across lines inside a
+    word: the character before each line break (measured per character with a Range) must end a
+    word part ("-", "_", "/", "=", a space). Returns [{page, code, at}] ("--speculat|ive-config").
 """
 from __future__ import annotations
 
@@ -152,3 +159,62 @@ def check_display_formulas(formulas: list[dict]) -> None:
         assert f["overflowX"] in ("auto", "scroll"), f"formula cut off, not scrollable: {f}"
         assert f["more"] == "right" and "gradient" in f["mask"], \
             f"formula scrolls without a cue that more is to the right: {f}"
+
+
+WIDE_TABLES = r"""
+() => [...document.querySelectorAll(".md-typeset .md-typeset__scrollwrap")]
+  .filter((box) => box.getClientRects().length > 0)
+  .map((box) => ({
+    page: location.pathname,
+    head: box.querySelector("tr").textContent.replace(/\s+/g, " ").trim().slice(0, 30),
+    boxWidth: box.clientWidth, tableWidth: box.scrollWidth,
+    scrolls: box.scrollWidth > box.clientWidth + 1,
+    more: box.getAttribute("data-sd-more"),
+    mask: (() => { const st = getComputedStyle(box); return st.maskImage || st.webkitMaskImage || "none"; })(),
+  }))
+"""
+
+# true once a11y.js has marked every table box that scrolls, and none that fits
+TABLE_HINTS_SETTLED = """() => [...document.querySelectorAll('.md-typeset .md-typeset__scrollwrap')].every((box) =>
+    (box.scrollWidth > box.clientWidth + 1) === box.hasAttribute('data-sd-more'))"""
+
+
+def check_wide_tables(tables: list[dict]) -> None:
+    """WIDE_TABLES' measures: a table that fits does not fade; one that does not fit fades on the
+    right (the cue that it scrolls)."""
+    for t in tables:
+        if not t["scrolls"]:
+            assert (t["more"], t["mask"]) == (None, "none"), f"a table that fits fades: {t}"
+        else:
+            assert t["more"] == "right" and "gradient" in t["mask"], \
+                f"table cut at the column's edge without a cue that more is to the right: {t}"
+
+
+CODE_SPLIT_IN_TABLES = r"""
+() => {
+  const WORD_END = /[-_\/=\s]/;
+  const split = [];
+  for (const code of document.querySelectorAll(".md-typeset td code, .md-typeset th code")) {
+    if (!code.getClientRects().length || code.closest("pre")) continue;
+    let text = "", prevTop = null;
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = [...range.getClientRects()].find((r) => r.width > 0);
+        const ch = node.data[i];
+        if (rect) {
+          if (prevTop !== null && rect.top > prevTop + rect.height / 2 && !WORD_END.test(text.slice(-1)) && !/\s/.test(ch)) {
+            split.push({page: location.pathname, code: code.textContent, at: text + "|" + node.data.slice(i)});
+          }
+          prevTop = rect.top;
+        }
+        text += ch;
+      }
+    }
+  }
+  return split;
+}
+"""

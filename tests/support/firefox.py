@@ -234,8 +234,9 @@ class FirefoxLab(LabPage):
         self.page, self.context = page, None
 
     @classmethod
-    def open(cls, browser: Firefox, url: str, width: int = 1440, height: int = 900) -> "FirefoxLab":
-        return cls(browser.open(url, width=width, height=height, init=[TIMELINE]))
+    def open(cls, browser: Firefox, url: str, width: int = 1440, height: int = 900,
+             init: list[str] = ()) -> "FirefoxLab":
+        return cls(browser.open(url, width=width, height=height, init=[TIMELINE, *init]))
 
     @property
     def errors(self) -> list[str]:

@@ -93,3 +93,49 @@ def note_first_output(setup: str, seconds: float) -> None:
     with open(out, "a", encoding="utf-8") as f:
         f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')}\t{setup}\t{seconds:.1f}\n")
     print(f"first live output, {setup}: {seconds:.1f} s")
+
+
+# Keys pressed in the lesson while the lab starts (issue 16): an init script for the lesson page
+# that counts the keys reaching the panel's resize handle and every time the lesson page lost the
+# focus (its window's blur: the focus went into the lab's frame, or anywhere else)
+KEYS_IN_LESSON = """if (window.parent === window) {
+  window.__keys = {atHandle: 0, blurs: 0};
+  document.addEventListener('keydown', (e) => {
+    if (e.target.classList && e.target.classList.contains('sd-lab__resize')) window.__keys.atHandle++;
+  }, true);
+  window.addEventListener('blur', (e) => { if (e.target === window) window.__keys.blurs++; });
+}"""
+FOCUSED = "() => `${document.activeElement.tagName}.${document.activeElement.className}`"
+
+
+def press_keys_through_the_start(lab, focus, press, after_ready: float = 2.0, timeout: float = 180) -> dict:
+    """Focus the lab panel's resize handle and press ← → (the panel's width comes back) on it,
+    one after the other, from the moment the lesson has its panel until `after_ready` seconds after
+    Python is ready (JupyterLab focuses its splash, then its notebook, as it starts). `lab` is a
+    LabPage or FirefoxLab opened with KEYS_IN_LESSON; focus(selector) and press(key) are the
+    browser's. Returns {sent, atHandle, blurs, focused, notebookShownAt, readyAt}: how many keys
+    were pressed before the lab showed its notebook and in all."""
+    import time
+
+    from .lab import wait_until
+
+    wait_until(lambda: lab.page.evaluate("() => !!document.querySelector('.sd-lab__resize:not([hidden])')"),
+               60, what="the lab panel's resize handle")
+    focus(".sd-lab__resize")
+    sent, shown_at, ready_at, ready = 0, None, None, None
+    end = time.time() + timeout
+    while ready is None or time.time() < ready + after_ready:
+        if time.time() > end:
+            raise TimeoutError(f"the lab was not ready within {timeout:.0f} s of pressing keys")
+        for key in ("ArrowLeft", "ArrowRight"):
+            press(key)
+            sent += 1
+        if ready is None:
+            events = lab.events()
+            if shown_at is None and any(e.get("notebookShown") for e in events):
+                shown_at = sent
+            if any(e.get("stage") == "ready" for e in events):
+                ready, ready_at = time.time(), sent
+    seen = lab.page.evaluate("() => window.__keys")
+    return {"sent": sent, **seen, "focused": lab.page.evaluate(FOCUSED),
+            "notebookShownAt": shown_at, "readyAt": ready_at}

@@ -14,6 +14,7 @@ from .style import (BLACK, BLUE, GREEN, GREY, LOSS_FILL, LOSS_HATCH, ORANGE, VER
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
@@ -104,9 +105,9 @@ class SpeedupPlot:
         self.k_max = k_max = scalar_int("k_max", k_max, minimum=1, maximum=MAX_K)
         self.ks = np.arange(1, k_max + 1)
         with course_figure(5.2, 3.8) as (fig, ax):
-            ax.axhline(1.0, color=GREY, linestyle=":", linewidth=1.5)
-            ax.annotate("1×（不加速）", (k_max + 0.5, 1.0), xytext=(0, -3), textcoords="offset points",
-                        ha="right", va="top", color=GREY, fontsize=9.5)
+            # named in the legend: a label beside the line sat in the hatched region (K > best K
+            # reaches the right edge), its strokes through the text
+            self.no_gain = ax.axhline(1.0, color=GREY, linestyle=":", linewidth=1.5, label="1×（不加速）")
             ax.set_xlim(0.4, k_max + 0.6)
             ax.set_xticks([1, *range(5, k_max + 1, 5)] if k_max >= 10 else self.ks)
             ax.set_xlabel("每輪猜幾個 token（K）")
@@ -146,7 +147,7 @@ class SpeedupPlot:
             span = high - low + 0.1
             ax.set_ylim(low - 0.08 * span, high + 0.5 * span)
             ax.set_title(f"加速比 vs K（α = {alpha:.2f}，草稿成本 {_pct(draft_cost)}）")
-            ax.legend(handles=handles, loc="upper center", ncols=2, fontsize=9)
+            ax.legend(handles=[*handles, self.no_gain], loc="upper center", ncols=2, fontsize=9)
         return self.fig
 
 
@@ -178,6 +179,12 @@ class ServingPlot:
                 ax.xaxis.set_major_locator(MaxNLocator(4, integer=True))
             # made once: fig.suptitle() again would put it back where the layout had moved it from
             self.title = fig.suptitle("", fontsize=13.5)
+            # under both panels, never over a curve (in the left panel it covered them when the
+            # curves were flat near the top: t_flop = 0, or speculation never worth it)
+            fig.legend(handles=[Line2D([], [], color=BLUE, marker="o", label="開投機解碼"),
+                                Line2D([], [], color=BLACK, linestyle="--", marker="s",
+                                       markerfacecolor="white", label="關閉")],
+                       loc="outside lower center", ncols=2)
         self.fig, self.axes = fig, axes
         self._drawn = []          # the artists of the current numbers
 
@@ -201,7 +208,6 @@ class ServingPlot:
                 drawn += ax.plot(n, off, color=BLACK, linestyle="--", marker="s", markevery=(0, every),
                                  markerfacecolor="white", label="關閉")
                 ax.set_ylim(0, max(on.max(), off.max()) * 1.12)
-            drawn.append(left.legend(loc="upper right"))
             if n_star == 0:
                 verdict = "這組設定下開了從不划算"
             elif np.isinf(n_star) or n_star >= max_users:

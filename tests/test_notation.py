@@ -1,0 +1,76 @@
+"""Powers are written as powers wherever a learner reads them: α⁶ or α<sup>K</sup> in text,
+\\alpha^K inside a formula, never the caret notation "α^6" or "α^K" of plain text. Checked in the
+lessons and the notebooks (their text outside formulas and code, and the outputs stored in them)
+and in the strings the lesson widgets write (site/assets/*.js)."""
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# a caret raising something: α^6, x^2, )^(k+1), ^{K}, α^${k + 1} (a JS template)
+CARET = re.compile(r"[\w)\]}]\^[\w({$]")
+# formulas and code, where ^ is a formula's or a program's own notation
+MATH_AND_CODE = re.compile(r"```.*?```|`[^`\n]*`|\$\$.*?\$\$|\$[^$\n]+\$", re.S)
+JS_COMMENTS = re.compile(r"/\*.*?\*/|(?<![:\\\"'])//[^\n]*", re.S)
+JS_STRINGS = re.compile(r"`(?:[^`\\]|\\.)*`|\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'")
+
+
+def carets(text: str) -> list[str]:
+    """Each caret power in `text` with a few characters around it."""
+    return [text[max(0, m.start() - 8):m.end() + 4] for m in CARET.finditer(text)]
+
+
+def prose(markdown: str) -> str:
+    return MATH_AND_CODE.sub(" ", markdown)
+
+
+def js_strings(source: str) -> list[str]:
+    """The string and template literals of a script, its comments left out."""
+    return JS_STRINGS.findall(JS_COMMENTS.sub(" ", source))
+
+
+def notebook_texts(path: Path) -> list[tuple[str, str]]:
+    """(where, text) of a notebook's Markdown cells (prose only) and its stored outputs."""
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    found = []
+    for i, cell in enumerate(notebook["cells"]):
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown":
+            found.append((f"{path.name} cell {i}", prose(source)))
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            text = "".join(out.get("text", "")) + "".join(data.get("text/plain", "")) + "".join(data.get("text/html", ""))
+            found.append((f"{path.name} cell {i} output", text))
+    return found
+
+
+def texts_learners_read() -> list[tuple[str, str]]:
+    found = [(path.name, prose(path.read_text(encoding="utf-8"))) for path in sorted((ROOT / "lessons").glob("*.md"))]
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        found += notebook_texts(path)
+    for path in sorted((ROOT / "site" / "assets").glob("*.js")):
+        found += [(path.name, literal) for literal in js_strings(path.read_text(encoding="utf-8"))]
+    return found
+
+
+def test_no_caret_powers_in_what_learners_read():
+    """The toy said "(1 − α^6)" after 歸零 and lesson 1's notebook "分子只多賺 α^K"."""
+    found = {where: carets(text) for where, text in texts_learners_read() if carets(text)}
+    assert found == {}
+
+
+@pytest.mark.parametrize("text, found", [
+    ("`公式 (1 − α^${k + 1}) / (1 − α)`", 1),              # (a JS template literal, as js_strings gives it)
+    ("分子只多賺 α^K（越往後越少），x^2 與 (1-a)^(k+1)", 3),
+    ("分子只多賺 α<sup>K</sup>，$\\alpha^{K+1}$，$$x^2$$，`x ^ y`、`2**k`", 0),
+])
+def test_the_caret_check_finds_a_caret_power(text, found):
+    checked = text if text.startswith("`公式") else prose(text)
+    assert len(carets(checked)) == found, carets(checked)
+
+
+def test_js_strings_leave_comments_out():
+    source = "// (1 − α^(K+1))\nconst a = `α^${k}`; /* x^2 */ const b = 'http://x'; const c = \"y^2\";"
+    assert js_strings(source) == ["`α^${k}`", "'http://x'", "\"y^2\""]
