@@ -153,7 +153,7 @@
     }
   }, true);
 
-  // 12. JupyterLab focuses its splash and then its notebook as it starts (and a cell as one runs),
+  // 13. JupyterLab focuses its splash and then its notebook as it starts (and a cell as one runs),
   // and a focus() in this frame takes the keyboard from the lesson page around it: a key the
   // learner pressed in the lesson then (an arrow on the panel's edge, an answer to the quiz) went
   // to the notebook. So beside a lesson a focus() here only does something while the focus is
