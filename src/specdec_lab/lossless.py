@@ -297,11 +297,14 @@ def transition_test(target, runs, *, temperature=1.0, contexts=None, min_visits=
         contexts = check.scalar_int("contexts", contexts, minimum=1)
     min_visits = check.scalar_int("min_visits", min_visits, minimum=1)
     visits: dict[tuple, list[int]] = {}
+    back = getattr(target, "context_length", None)
     for run in runs:
         prompt, generated = (run.prompt, run.tokens) if isinstance(run, SpecRun) else run
         seq = list(prompt) + list(generated)
         for i in range(len(prompt), len(seq)):
-            visits.setdefault(target.state(seq[:i]), []).append(seq[i])
+            # the state of seq[:i]; an n-gram's needs only its last context_length tokens
+            history = seq[i - back:i] if back and i >= back else seq[:i]
+            visits.setdefault(target.state(history), []).append(seq[i])
     ranked = sorted(visits.items(), key=lambda item: -len(item[1]))
     chosen = [(s, toks) for s, toks in ranked[:contexts] if len(toks) >= min_visits]
     if not chosen:

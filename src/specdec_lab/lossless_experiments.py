@@ -24,12 +24,11 @@ from .lossless import (
     PromptLookupDrafter,
     SpecRun,
     TransitionTest,
-    speculative_decode,
-    target_decode,
     transition_test,
     verify_accept_if_draft_confident,
     verify_resample_from_target,
 )
+from .lossless_batch import speculative_decode_batch, target_decode_batch
 from .ngram_lm import CopyingLM
 from .tables import Table
 from .verification import verify_sampling
@@ -93,10 +92,9 @@ def greedy_check(target, draft, k: int, prompts=None, n_tokens: int = 60) -> Gre
     prompts = greedy_prompts() if prompts is None else list(prompts)
     if not prompts:
         raise ValueError("prompts 不可以是空的：至少要有一個 prompt")
-    identical = sum(
-        speculative_decode(target, draft, p, n_tokens, k, greedy=True).tokens == target_decode(target, p, n_tokens)
-        for p in prompts
-    )
+    spec = speculative_decode_batch(target, draft, prompts, n_tokens, k, greedy=True)
+    alone = target_decode_batch(target, prompts, n_tokens)
+    identical = sum(run.tokens == own for run, own in zip(spec, alone))
     return GreedyCheck(int(k), int(identical), len(prompts), int(n_tokens))
 
 
@@ -109,11 +107,9 @@ def sampled_runs(target, drafter, *, verify=verify_sampling, repeats: int = 3, s
     times; run i uses seed ``seed + i``."""
     repeats = check.scalar_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     seed = check.scalar_int("seed", seed, minimum=0)
-    return [
-        speculative_decode(target, drafter, line[:5], n_tokens, k, temperature=temperature, seed=seed + i,
-                           verify=verify)
-        for i, line in enumerate(corpus_lines() * repeats)
-    ]
+    prompts = [line[:5] for line in corpus_lines() * repeats]
+    return speculative_decode_batch(target, drafter, prompts, n_tokens, k, temperature=temperature,
+                                    seeds=range(seed, seed + len(prompts)), verify=verify)
 
 
 @dataclass(frozen=True)
@@ -243,9 +239,9 @@ def prompt_lookup_table(target, copy_weight: float = 0.8, k: int = K, temperatur
     lookup = PromptLookupDrafter(len(target.vocab), min_n=2, max_n=4)
     rows = []
     for task, make in TASKS.items():
-        runs = [speculative_decode(copier, lookup, make(line), len(line) - 4, k, temperature=temperature,
-                                   seed=seed + i)
-                for i, line in enumerate(corpus_lines() * repeats)]
+        lines = corpus_lines() * repeats
+        runs = speculative_decode_batch(copier, lookup, [make(line) for line in lines], [len(line) - 4 for line in lines],
+                                        k, temperature=temperature, seeds=range(seed, seed + len(lines)))
         drafted = np.concatenate([r.drafted for r in runs])
         accepted = np.concatenate([r.accepted for r in runs])
         emitted = np.concatenate([r.emitted for r in runs])

@@ -13,6 +13,8 @@ probability 0, which the lab uses on purpose (``DilutedDraft``).
 ``probs(ids, temperature)`` gives the exact next-character distribution — the thing a real model
 cannot give you cheaply, and what lets the lab check "lossless" against the truth. An order-n
 model only looks at the last n − 1 characters, so its output is a Markov chain on those.
+``probs_batch(windows, temperature)`` gives the same rows for many contexts at once (one row of
+``windows`` per context, its last n − 1 ids), for the batched decoder ``specdec_lab.lossless_batch``.
 """
 from __future__ import annotations
 
@@ -80,6 +82,7 @@ class CharNgramLM:
             tables.append(table)
         self._tables = tables
         self._cache: dict[tuple, np.ndarray] = {}
+        self._rows: dict[float, _RowTable] = {}  # probs_batch's rows per temperature
 
     @property
     def context_length(self) -> int:
@@ -122,6 +125,111 @@ class CharNgramLM:
         self._cache[key] = p
         return p
 
+    def probs_batch(self, windows, temperature: float = 1.0, cumulative: bool = False):
+        """``probs`` for many contexts at once: row b is ``probs(windows[b], temperature)``, bit for
+        bit (each distinct context is computed once, with the same operations as ``probs``, and
+        kept). ``windows`` is an integer array (contexts × at least ``context_length``); only its
+        last ``context_length`` columns are read. ``cumulative=True`` also gives each row's
+        ``np.cumsum`` (kept too: drawing from a row needs it)."""
+        windows = np.asarray(windows)
+        m = self.context_length
+        if windows.ndim != 2 or windows.shape[1] < m:
+            raise ValueError(f"windows 必須是二維的 token 編號陣列，每列至少 {m} 個，收到形狀 {windows.shape}")
+        if m == 0:
+            rows = np.tile(self.probs([], temperature), (windows.shape[0], 1))
+            return (rows, np.cumsum(rows, axis=1)) if cumulative else rows
+        size = len(self.vocab)
+        codes = np.zeros(windows.shape[0], dtype=np.int64)
+        for column in windows[:, windows.shape[1] - m:].T:
+            codes = codes * size + column
+        table = self._rows.get(float(temperature))
+        if table is None:
+            self.probs([0] * m, temperature)  # checks the temperature
+            table = self._rows[float(temperature)] = _RowTable(size)
+        index = table.find(codes)
+        if (index < 0).any():
+            new = np.unique(codes[index < 0])
+            digits = (new[:, None] // (size ** np.arange(m - 1, -1, -1, dtype=np.int64))) % size
+            table.add(new, self._many(digits, temperature))
+            index = table.find(codes)
+        return (table.rows[index], table.cdf[index]) if cumulative else table.rows[index]
+
+    def _many(self, histories: np.ndarray, temperature: float) -> np.ndarray:
+        """``probs`` of each row of ``histories`` (contexts × context_length), all at once: the same
+        operations on each element as ``probs``, so the same numbers."""
+        count, m = histories.shape
+        size = len(self.vocab)
+        p = np.tile(self._unigram, (count, 1))
+        for n, (contexts, backoff, start, length, keys, weights) in enumerate(self._flat_tables(), start=2):
+            if m < n - 1:
+                break
+            suffix = np.zeros(count, dtype=np.int64)
+            for column in histories[:, m - (n - 1):].T:
+                suffix = suffix * size + column
+            at = np.minimum(np.searchsorted(contexts, suffix), contexts.size - 1)
+            rows = np.flatnonzero(contexts[at] == suffix)  # the others are unseen: keep the lower order
+            entry = at[rows]
+            p[rows] *= backoff[entry][:, None]
+            lengths = length[entry]
+            first = np.repeat(start[entry] - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+            p[np.repeat(rows, lengths), keys[first]] += weights[first]
+        if temperature != 1.0:
+            with np.errstate(divide="ignore"):
+                logp = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)) / temperature, -np.inf)
+            p = np.exp(logp - logp.max(axis=1, keepdims=True))
+        return p / np.array([row.sum() for row in p])[:, None]  # each row summed as probs sums it
+
+    def _flat_tables(self) -> list:
+        """Each order's table as arrays: context codes (sorted), backoff weights, and each
+        context's followers (start and length in the flat keys and weights)."""
+        if getattr(self, "_flat", None) is None:
+            size, flat = len(self.vocab), []
+            for table in self._tables:
+                code = {context: _code(context, size) for context in table}
+                items = sorted(table.items(), key=lambda item: code[item[0]])
+                length = np.array([e[0].size for _, e in items], dtype=np.intp)
+                flat.append((np.array([code[c] for c, _ in items], dtype=np.int64),
+                             np.array([e[2] for _, e in items]),
+                             np.cumsum(length) - length, length,
+                             np.concatenate([e[0] for _, e in items]),
+                             np.concatenate([e[1] for _, e in items])))
+            self._flat = flat
+        return self._flat
+
+
+def _code(ids, size: int) -> int:
+    """A context as one integer: its ids as digits in base ``size``."""
+    code = 0
+    for i in ids:
+        code = code * size + int(i)
+    return code
+
+
+class _RowTable:
+    """Distributions kept under integer codes, with their cumulative sums."""
+
+    def __init__(self, size: int):
+        self.slot: dict[int, int] = {}  # code → row of self.rows
+        self.rows = np.zeros((16, size))
+        self.cdf = np.zeros((16, size))  # np.cumsum of each row
+        self.n = 0
+
+    def find(self, codes: np.ndarray) -> np.ndarray:
+        """The row of each code, or -1 where it is not kept."""
+        get = self.slot.get
+        return np.array([get(c, -1) for c in codes.tolist()], dtype=np.intp)
+
+    def add(self, codes: np.ndarray, rows: np.ndarray) -> None:
+        """Keep ``rows`` under ``codes`` (none kept yet)."""
+        if self.n + len(rows) > self.rows.shape[0]:
+            grown = np.zeros((2, 2 * (self.n + len(rows)), self.rows.shape[1]))
+            grown[:, :self.n] = self.rows[:self.n], self.cdf[:self.n]
+            self.rows, self.cdf = grown
+        self.rows[self.n:self.n + len(rows)] = rows
+        self.cdf[self.n:self.n + len(rows)] = np.cumsum(rows, axis=1)
+        self.slot.update(zip(codes.tolist(), range(self.n, self.n + len(rows))))
+        self.n += len(rows)
+
 
 class DilutedDraft:
     """A draft that is the target itself, except that with probability 1 − ``alpha`` it
@@ -138,9 +246,19 @@ class DilutedDraft:
         self.vocab = target.vocab
         self._junk = target.vocab.index[JUNK]
 
+    @property
+    def context_length(self) -> int:
+        return self.target.context_length
+
     def probs(self, ids, temperature: float = 1.0) -> np.ndarray:
         q = self.alpha * self.target.probs(ids, temperature)
         q[self._junk] += 1.0 - self.alpha
+        return q
+
+    def probs_batch(self, windows, temperature: float = 1.0) -> np.ndarray:
+        """``probs`` for many contexts at once (see ``CharNgramLM.probs_batch``)."""
+        q = self.alpha * self.target.probs_batch(windows, temperature)
+        q[:, self._junk] += 1.0 - self.alpha
         return q
 
 
