@@ -61,12 +61,11 @@ class _Uniforms:
         self.used[rows] += counts
 
 
-def _draw(weights: np.ndarray, u: np.ndarray, cdf: np.ndarray | None = None) -> np.ndarray:
-    """``verification.draw_index`` for every row: the inverse CDF at u · total (``cdf``: the
-    rows' ``np.cumsum``, when known)."""
-    cdf = np.cumsum(weights, axis=1) if cdf is None else cdf
+def _draw(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """``verification.draw_index`` for every row, given the rows' ``np.cumsum``: the inverse CDF
+    at u · total."""
     picked = (cdf <= (u * cdf[:, -1])[:, None]).sum(axis=1)  # searchsorted(side="right") on each row
-    return np.minimum(picked, weights.shape[1] - 1)
+    return np.minimum(picked, cdf.shape[1] - 1)
 
 
 def _choice(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -119,24 +118,64 @@ def _batched(model, width: int) -> bool:
     return hasattr(model, "probs_batch") and getattr(model, "context_length", width + 1) <= width
 
 
-def _rows(model, batch: _Batch, rows, ext, at, temperature, need=None, cumulative=False):
-    """Row i: ``model.probs`` after sequence rows[i] and its first ``at`` draft tokens
-    (``ext`` = the last ``batch.width`` tokens, then the draft tokens). ``need``: rows that will
-    be read (the others may be anything); only a model without ``probs_batch`` uses it.
-    ``cumulative=True``: (rows, their cumsum or None)."""
-    if _batched(model, batch.width):
-        window = ext[:, at:at + batch.width]
-        if cumulative:
-            try:
-                return model.probs_batch(window, temperature, cumulative=True)
-            except TypeError:  # a probs_batch without cumulative
-                return model.probs_batch(window, temperature), None
-        return model.probs_batch(window, temperature)
-    out = np.zeros((len(rows), len(model.vocab)))
-    for i, r in enumerate(rows.tolist()):
-        if need is None or need[i]:
-            out[i] = model.probs(batch.lists[r] + ext[i, batch.width:batch.width + at].tolist(), temperature)
-    return (out, None) if cumulative else out
+class _Rows:
+    """One model's next-token rows at some positions of every sequence in a round: kept rows
+    (an index into the model's table, ``CharNgramLM.row_index``) or computed ones (dense,
+    sequences × positions × V)."""
+
+    def __init__(self, index=None, table=None, dense=None):
+        self.index, self.table, self.dense = index, table, dense
+
+    @classmethod
+    def at(cls, model, batch: _Batch, rows, ext, positions, temperature, need=None) -> "_Rows":
+        """``model.probs`` after each sequence rows[i] and its first p draft tokens, for p in
+        ``positions`` (``ext``: the last ``batch.width`` tokens, then the draft tokens). ``need``
+        (sequences × positions): what will be read; only a model without ``probs_batch`` uses it."""
+        width = batch.width
+        if _batched(model, width):
+            windows = np.stack([ext[:, p:p + width] for p in positions], axis=1).reshape(-1, width)
+            if hasattr(model, "row_index"):
+                index, table = model.row_index(windows, temperature)
+                return cls(index=index.reshape(len(rows), len(positions)), table=table)
+            return cls(dense=model.probs_batch(windows, temperature).reshape(len(rows), len(positions), -1))
+        dense = np.zeros((len(rows), len(positions), len(model.vocab)))
+        for i, r in enumerate(rows.tolist()):
+            for j, p in enumerate(positions):
+                if need is None or need[i, j]:
+                    dense[i, j] = model.probs(batch.lists[r] + ext[i, width:width + p].tolist(), temperature)
+        return cls(dense=dense)
+
+    @classmethod
+    def join(cls, parts: list) -> "_Rows":
+        """Positions side by side (all kept in the same table, or all dense)."""
+        if all(part.table is not None and part.table is parts[0].table for part in parts):
+            return cls(index=np.concatenate([part.index for part in parts], axis=1), table=parts[0].table)
+        return cls(dense=np.concatenate([part.full() for part in parts], axis=1))
+
+    def full(self) -> np.ndarray:
+        return self.table.rows[self.index] if self.table is not None else self.dense
+
+    def row(self, position: np.ndarray, which=None) -> np.ndarray:
+        """Sequence which[i]'s row at position[i] (which: every sequence, by default)."""
+        which = np.arange(position.size) if which is None else which
+        return self.table.rows[self.index[which, position]] if self.table is not None else self.dense[which, position]
+
+    def cdf(self, position: np.ndarray, which=None) -> np.ndarray:
+        """Their cumulative sums (kept ones, or computed)."""
+        which = np.arange(position.size) if which is None else which
+        if self.table is not None:
+            return self.table.cdf[self.index[which, position]]
+        return np.cumsum(self.dense[which, position], axis=1)
+
+    def of(self, tokens: np.ndarray) -> np.ndarray:
+        """Sequence i's probability of tokens[i, j] at position j."""
+        j = np.arange(tokens.shape[1])
+        if self.table is not None:
+            return self.table.rows[self.index[:, j], tokens]
+        return self.dense[np.arange(tokens.shape[0])[:, None], j, tokens]
+
+    def best(self) -> np.ndarray:
+        return self.table.best[self.index] if self.table is not None else self.dense.argmax(axis=2)
 
 
 def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=False, temperature=1.0,
@@ -171,23 +210,25 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
     if width > min(len(p) for p in prompts):
         width = 0  # a prompt shorter than a model's context: every model row by row, as the one-sequence decoder does
     batch = _Batch(prompts, width, int(wanted.max()) + k + 1)
-    size = len(target.vocab)
     rounds = np.zeros(count, dtype=np.intp)
-    record = {name: np.zeros((count, int(wanted.max())), dtype=float if name in ("expected", "variance") else np.intp)
-              for name in ("drafted", "accepted", "emitted", "expected", "variance")}
+    names = ("drafted", "accepted", "emitted", "expected", "variance")
+    record = {name: np.zeros((count, int(wanted.max())), dtype=float if name in names[3:] else np.intp)
+              for name in names}
     written = np.zeros(count, dtype=np.intp)
     active = np.arange(count)
     while active.size:
         a = np.arange(active.size)
         ext = np.concatenate([batch.tails(active), np.zeros((active.size, k), dtype=np.int64)], axis=1)
-        draft_q = np.zeros((active.size, k, size))
         if isinstance(drafter, ModelDrafter):
             drafted = np.full(active.size, k, dtype=np.intp)
             u = None if greedy else uniforms.peek(active, k)
+            parts = []
             for j in range(k):
-                q, cdf = _rows(drafter.model, batch, active, ext, j, temperature, cumulative=True)
-                ext[:, width + j] = q.argmax(axis=1) if greedy else _draw(q, u[:, j], cdf)
-                draft_q[:, j] = q
+                part = _Rows.at(drafter.model, batch, active, ext, [j], temperature)
+                first = np.zeros(active.size, dtype=np.intp)
+                ext[:, width + j] = part.best()[:, 0] if greedy else _draw(part.cdf(first), u[:, j])
+                parts.append(part)
+            draft = _Rows.join(parts)
             if not greedy:
                 uniforms.use(active, k)
         else:
@@ -196,32 +237,27 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
                 tokens, _ = drafter.propose(batch.lists[r], k, greedy, temperature, None)
                 ext[i, width:width + len(tokens)] = tokens
                 drafted[i] = len(tokens)
-            draft_q[a[:, None], np.arange(k), ext[:, width:]] = 1.0  # one-hot (padding too: never read)
+            one_hot = np.zeros((active.size, k, len(target.vocab)))
+            one_hot[a[:, None], np.arange(k), ext[:, width:]] = 1.0  # padding too: never read
+            draft = _Rows(dense=one_hot)
         x = ext[:, width:]
-        if _batched(target, width):  # all k + 1 positions of every sequence in one call
-            windows = np.lib.stride_tricks.sliding_window_view(ext, width, axis=1)[:, :k + 1]
-            target_p = target.probs_batch(windows.reshape(-1, width), temperature).reshape(active.size, k + 1, size)
-        else:
-            target_p = np.empty((active.size, k + 1, size))
-            for i in range(k + 1):
-                target_p[:, i] = _rows(target, batch, active, ext, i, temperature, need=drafted >= i)
+        scored = _Rows.at(target, batch, active, ext, range(k + 1), temperature,
+                          need=np.arange(k + 1) <= drafted[:, None])
         if greedy:
-            best = target_p.argmax(axis=2)
+            best = scored.best()
             ok = (x == best[:, :k]) & (np.arange(k) < drafted[:, None])
             accepted = np.cumprod(ok, axis=1).sum(axis=1)
             new = best
             expected, variance = (accepted + 1).astype(float), np.zeros(active.size)
         else:
-            accepted, final, used, ratio = _judge(x, draft_q, target_p, drafted, uniforms.peek(active, k + 1), verify)
+            accepted, final, used, ratio = _judge(x, draft, scored, drafted, uniforms.peek(active, k + 1), verify)
             uniforms.use(active, used)
-            new = x.copy() if k else np.zeros((active.size, 0), dtype=np.int64)
-            new = np.concatenate([new, np.zeros((active.size, 1), dtype=np.int64)], axis=1)
+            new = np.concatenate([x, np.zeros((active.size, 1), dtype=np.int64)], axis=1)
             new[a, accepted] = final
             expected, variance = _moments(ratio, drafted)
         emitted = accepted + 1
         at = rounds[active]
-        for name, values in (("drafted", drafted), ("accepted", accepted), ("emitted", emitted),
-                             ("expected", expected), ("variance", variance)):
+        for name, values in zip(names, (drafted, accepted, emitted, expected, variance)):
             record[name][active, at] = values
         rounds[active] += 1
         batch.append(active, new, emitted)
@@ -232,21 +268,19 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
     runs = []
     for b, prompt in enumerate(prompts):
         out = batch.tokens[b, batch.start[b]:batch.start[b] + wanted[b]].tolist()
-        arrays = [np.asarray(record[name][b, :rounds[b]].tolist())
-                  for name in ("drafted", "accepted", "emitted", "expected", "variance")]
+        arrays = [np.asarray(record[name][b, :rounds[b]].tolist()) for name in names]
         runs.append(SpecRun(prompt, out, *arrays, k, text=target.vocab.decode(out)))
     return runs
 
 
-def _judge(x, draft_q, target_p, drafted, u, verify):
+def _judge(x, draft: _Rows, scored: _Rows, drafted, u, verify):
     """One round's verification for every sequence: (accepted, the correction or bonus token,
     uniforms used, min(1, p/q) of each draft token)."""
     rule, redraw = _JUDGES[verify]
     count, k = x.shape
     a = np.arange(count)
     judged = np.arange(k) < drafted[:, None]
-    p = target_p[a[:, None], np.arange(k), x]
-    q = draft_q[a[:, None], np.arange(k), x]
+    p, q = scored.of(x), draft.of(x)
     if verify is verify_sampling and (judged & (q <= 0.0)).any():
         i, j = (int(v) for v in np.argwhere(judged & (q <= 0.0))[0])
         raise ValueError(
@@ -257,19 +291,19 @@ def _judge(x, draft_q, target_p, drafted, u, verify):
     ok = rule(p, q, ratio, u[:, :k]) & judged
     accepted = np.cumprod(ok, axis=1).sum(axis=1)
     rejected = accepted < drafted
-    last_p = target_p[a, accepted]
-    last_q = draft_q[a, np.minimum(accepted, k - 1)]
     final_u = u[a, accepted + rejected]
+    final = np.zeros(count, dtype=np.intp)
+    bonus, fixed = np.flatnonzero(~rejected), np.flatnonzero(rejected)
     if redraw == "residual":  # verify_sampling: draw_index from the residual, or the bonus from p
-        weights = np.where(rejected[:, None], np.maximum(last_p - last_q, 0.0), last_p)
-        final = _draw(weights, final_u)
+        final[bonus] = _draw(scored.cdf(accepted[bonus], bonus), final_u[bonus])
+        residual = np.maximum(scored.row(accepted[fixed], fixed) - draft.row(accepted[fixed], fixed), 0.0)
+        final[fixed] = _draw(np.cumsum(residual, axis=1), final_u[fixed])
     else:  # the wrong verifiers: Generator.choice from the normalised residual (or p), or p for the bonus
-        row = np.maximum(last_p - last_q, 0.0) if redraw == "choice residual" else last_p
-        total = row.sum(axis=1)
-        row = np.where((total <= 0)[:, None], last_p, row)
-        total = row.sum(axis=1, keepdims=True)
+        last_p = scored.row(accepted)
+        row = np.maximum(last_p - draft.row(np.minimum(accepted, k - 1)), 0.0) if redraw == "choice residual" else last_p
+        row = np.where((row.sum(axis=1) <= 0)[:, None], last_p, row)
         with np.errstate(divide="ignore", invalid="ignore"):
-            final = _choice(np.where(rejected[:, None], row / total, last_p), final_u)
+            final = _choice(np.where(rejected[:, None], row / row.sum(axis=1, keepdims=True), last_p), final_u)
     return accepted, final, accepted + rejected + 1, ratio
 
 
@@ -302,13 +336,13 @@ def target_decode_batch(target, prompts, n_tokens, *, greedy=True, temperature=1
     batch = _Batch(prompts, width, n_tokens)
     rows = np.arange(len(prompts))
     one = np.ones(len(prompts), dtype=np.intp)
+    first = np.zeros(len(prompts), dtype=np.intp)
     for _ in range(n_tokens):
-        ext = batch.tails(rows)
-        p = _rows(target, batch, rows, ext, 0, temperature)
+        p = _Rows.at(target, batch, rows, batch.tails(rows), [0], temperature)
         if greedy:
-            x = p.argmax(axis=1)
+            x = p.best()[:, 0]
         else:
-            x = _draw(p, uniforms.peek(rows, 1)[:, 0])
+            x = _draw(p.cdf(first), uniforms.peek(rows, 1)[:, 0])
             uniforms.use(rows, 1)
         batch.append(rows, x[:, None], one)
     return [batch.tokens[b, batch.start[b]:].tolist()[:n_tokens] for b in range(len(prompts))]

@@ -125,19 +125,21 @@ class CharNgramLM:
         self._cache[key] = p
         return p
 
-    def probs_batch(self, windows, temperature: float = 1.0, cumulative: bool = False):
+    def probs_batch(self, windows, temperature: float = 1.0) -> np.ndarray:
         """``probs`` for many contexts at once: row b is ``probs(windows[b], temperature)``, bit for
         bit (each distinct context is computed once, with the same operations as ``probs``, and
         kept). ``windows`` is an integer array (contexts × at least ``context_length``); only its
-        last ``context_length`` columns are read. ``cumulative=True`` also gives each row's
-        ``np.cumsum`` (kept too: drawing from a row needs it)."""
+        last ``context_length`` columns are read."""
+        index, table = self.row_index(windows, temperature)
+        return table.rows[index]
+
+    def row_index(self, windows, temperature: float = 1.0):
+        """Where ``probs_batch``'s rows are kept: ``(index, table)``, with ``table.rows[index]``
+        the rows, ``table.cdf[index]`` their ``np.cumsum`` and ``table.best[index]`` their argmax."""
         windows = np.asarray(windows)
         m = self.context_length
         if windows.ndim != 2 or windows.shape[1] < m:
             raise ValueError(f"windows 必須是二維的 token 編號陣列，每列至少 {m} 個，收到形狀 {windows.shape}")
-        if m == 0:
-            rows = np.tile(self.probs([], temperature), (windows.shape[0], 1))
-            return (rows, np.cumsum(rows, axis=1)) if cumulative else rows
         size = len(self.vocab)
         codes = np.zeros(windows.shape[0], dtype=np.int64)
         for column in windows[:, windows.shape[1] - m:].T:
@@ -152,7 +154,7 @@ class CharNgramLM:
             digits = (new[:, None] // (size ** np.arange(m - 1, -1, -1, dtype=np.int64))) % size
             table.add(new, self._many(digits, temperature))
             index = table.find(codes)
-        return (table.rows[index], table.cdf[index]) if cumulative else table.rows[index]
+        return index, table
 
     def _many(self, histories: np.ndarray, temperature: float) -> np.ndarray:
         """``probs`` of each row of ``histories`` (contexts × context_length), all at once: the same
@@ -206,28 +208,35 @@ def _code(ids, size: int) -> int:
 
 
 class _RowTable:
-    """Distributions kept under integer codes, with their cumulative sums."""
+    """Distributions kept under integer codes, with their cumulative sums and argmaxes."""
 
     def __init__(self, size: int):
-        self.slot: dict[int, int] = {}  # code → row of self.rows
+        self.codes = np.zeros(0, dtype=np.int64)  # sorted
+        self.slot = np.zeros(0, dtype=np.intp)  # row of self.rows for each code
         self.rows = np.zeros((16, size))
         self.cdf = np.zeros((16, size))  # np.cumsum of each row
+        self.best = np.zeros(16, dtype=np.intp)  # np.argmax of each row
         self.n = 0
 
     def find(self, codes: np.ndarray) -> np.ndarray:
         """The row of each code, or -1 where it is not kept."""
-        get = self.slot.get
-        return np.array([get(c, -1) for c in codes.tolist()], dtype=np.intp)
+        if not self.codes.size:
+            return np.full(codes.shape, -1, dtype=np.intp)
+        at = np.minimum(np.searchsorted(self.codes, codes), self.codes.size - 1)
+        return np.where(self.codes[at] == codes, self.slot[at], -1)
 
     def add(self, codes: np.ndarray, rows: np.ndarray) -> None:
-        """Keep ``rows`` under ``codes`` (none kept yet)."""
+        """Keep ``rows`` under ``codes`` (sorted, none kept yet)."""
         if self.n + len(rows) > self.rows.shape[0]:
             grown = np.zeros((2, 2 * (self.n + len(rows)), self.rows.shape[1]))
             grown[:, :self.n] = self.rows[:self.n], self.cdf[:self.n]
             self.rows, self.cdf = grown
-        self.rows[self.n:self.n + len(rows)] = rows
-        self.cdf[self.n:self.n + len(rows)] = np.cumsum(rows, axis=1)
-        self.slot.update(zip(codes.tolist(), range(self.n, self.n + len(rows))))
+            self.best = np.concatenate([self.best[:self.n], np.zeros(grown.shape[1] - self.n, dtype=np.intp)])
+        new = slice(self.n, self.n + len(rows))
+        self.rows[new], self.cdf[new], self.best[new] = rows, np.cumsum(rows, axis=1), rows.argmax(axis=1)
+        at = np.searchsorted(self.codes, codes)
+        self.codes = np.insert(self.codes, at, codes)
+        self.slot = np.insert(self.slot, at, np.arange(self.n, self.n + len(rows), dtype=np.intp))
         self.n += len(rows)
 
 
