@@ -227,6 +227,13 @@ class _RowTable:
 
     def add(self, codes: np.ndarray, rows: np.ndarray) -> None:
         """Keep ``rows`` under ``codes`` (sorted, none kept yet)."""
+        at = np.searchsorted(self.codes, codes)
+        self.codes = np.insert(self.codes, at, codes)
+        self.slot = np.insert(self.slot, at, np.arange(self.n, self.n + len(rows), dtype=np.intp))
+        self.extend(rows)
+
+    def extend(self, rows: np.ndarray) -> None:
+        """Rows self.n, self.n + 1, ... are ``rows``."""
         if self.n + len(rows) > self.rows.shape[0]:
             grown = np.zeros((2, 2 * (self.n + len(rows)), self.rows.shape[1]))
             grown[:, :self.n] = self.rows[:self.n], self.cdf[:self.n]
@@ -234,9 +241,6 @@ class _RowTable:
             self.best = np.concatenate([self.best[:self.n], np.zeros(grown.shape[1] - self.n, dtype=np.intp)])
         new = slice(self.n, self.n + len(rows))
         self.rows[new], self.cdf[new], self.best[new] = rows, np.cumsum(rows, axis=1), rows.argmax(axis=1)
-        at = np.searchsorted(self.codes, codes)
-        self.codes = np.insert(self.codes, at, codes)
-        self.slot = np.insert(self.slot, at, np.arange(self.n, self.n + len(rows), dtype=np.intp))
         self.n += len(rows)
 
 
@@ -254,6 +258,7 @@ class DilutedDraft:
         self.target, self.alpha = target, float(check.probability("alpha", alpha))
         self.vocab = target.vocab
         self._junk = target.vocab.index[JUNK]
+        self._rows: dict[int, _RowTable] = {}  # row_index's rows, by the target's table
 
     @property
     def context_length(self) -> int:
@@ -266,9 +271,28 @@ class DilutedDraft:
 
     def probs_batch(self, windows, temperature: float = 1.0) -> np.ndarray:
         """``probs`` for many contexts at once (see ``CharNgramLM.probs_batch``)."""
-        q = self.alpha * self.target.probs_batch(windows, temperature)
-        q[:, self._junk] += 1.0 - self.alpha
-        return q
+        index, table = self.row_index(windows, temperature)
+        return table.rows[index]
+
+    def row_index(self, windows, temperature: float = 1.0):
+        """Like ``CharNgramLM.row_index``: this draft's rows, kept in the slots of the target's."""
+        index, kept = self.target.row_index(windows, temperature)
+        table = self._rows.get(id(kept))
+        if table is None:
+            table = self._rows[id(kept)] = _RowTable(len(self.vocab))
+            table.of, table.done = kept, np.zeros(0, dtype=bool)  # keeps kept alive while its id is a key
+        if table.rows.shape[0] < kept.rows.shape[0]:
+            grow = kept.rows.shape[0] - table.rows.shape[0]
+            table.rows, table.cdf = (np.concatenate([a, np.zeros((grow, a.shape[1]))]) for a in (table.rows, table.cdf))
+            table.best, table.done = np.concatenate([table.best, np.zeros(grow, dtype=np.intp)]), \
+                np.concatenate([table.done, np.zeros(kept.rows.shape[0] - table.done.size, dtype=bool)])
+        new = np.unique(index[~table.done[index]])
+        if new.size:  # q = α·p, plus 1 − α on JUNK
+            q = self.alpha * kept.rows[new]
+            q[:, self._junk] += 1.0 - self.alpha
+            table.rows[new], table.cdf[new], table.best[new] = q, np.cumsum(q, axis=1), q.argmax(axis=1)
+            table.done[new] = True
+        return index, table
 
 
 def earlier_match_end(seq: list, n: int) -> int | None:
