@@ -197,7 +197,7 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
         raise ValueError(f"n_tokens 必須是一個數，或每個 prompt 一個：prompts 有 {count} 個，n_tokens 有 {len(wanted)} 個")
     wanted = np.array([check.scalar_int("n_tokens", n, minimum=1, maximum=1_000_000) for n in wanted], dtype=np.intp)
     k = check.scalar_int("k", k, minimum=1, maximum=64)
-    if not hasattr(drafter, "propose"):
+    if not hasattr(drafter, "propose") and hasattr(drafter, "probs"):
         drafter = ModelDrafter(drafter)
     if not isinstance(drafter, (ModelDrafter, PromptLookupDrafter)):
         raise ValueError(f"drafter 必須是 ModelDrafter、PromptLookupDrafter 或一個語言模型，收到 {type(drafter).__name__}")

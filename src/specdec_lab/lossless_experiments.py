@@ -30,6 +30,7 @@ from .lossless import (
 )
 from .lossless_batch import speculative_decode_batch, target_decode_batch
 from .ngram_lm import CopyingLM
+from .progress import Progress
 from .tables import Table
 from .verification import verify_sampling
 
@@ -102,14 +103,18 @@ def greedy_check(target, draft, k: int, prompts=None, n_tokens: int = 60) -> Gre
 
 
 def sampled_runs(target, drafter, *, verify=verify_sampling, repeats: int = 3, seed: int = 0,
-                 n_tokens: int = N_TOKENS, k: int = K, temperature: float = TEMPERATURE) -> list[SpecRun]:
+                 n_tokens: int = N_TOKENS, k: int = K, temperature: float = TEMPERATURE,
+                 label: str = "取樣") -> list[SpecRun]:
     """One run per paragraph opening (its first 5 characters), the paragraphs taken ``repeats``
-    times; run i uses seed ``seed + i``."""
+    times; run i uses seed ``seed + i``. All runs advance together (``speculative_decode_batch``);
+    in a notebook a line headed ``label`` says how far they are once it takes over a second."""
     repeats = check.scalar_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     seed = check.scalar_int("seed", seed, minimum=0)
+    n_tokens = check.scalar_int("n_tokens", n_tokens, minimum=1, maximum=1_000_000)
     prompts = [line[:5] for line in corpus_lines() * repeats]
-    return speculative_decode_batch(target, drafter, prompts, n_tokens, k, temperature=temperature,
-                                    seeds=range(seed, seed + len(prompts)), verify=verify)
+    with Progress(label, n_tokens * len(prompts), sequences=len(prompts)) as progress:
+        return speculative_decode_batch(target, drafter, prompts, n_tokens, k, temperature=temperature,
+                                        seeds=range(seed, seed + len(prompts)), verify=verify, progress=progress)
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,7 @@ def sampling_check(target, draft, name: str, temperature: float = TEMPERATURE) -
     if name not in VERIFIERS:
         raise ValueError(f"name 必須是 {list(VERIFIERS)} 其中之一，收到 {name!r}")
     verify, repeats = VERIFIERS[name]
-    runs = sampled_runs(target, draft, verify=verify, repeats=repeats, temperature=temperature)
+    runs = sampled_runs(target, draft, verify=verify, repeats=repeats, temperature=temperature, label=name)
     return SamplingCheck(name, runs, transition_test(target, runs, temperature=temperature))
 
 

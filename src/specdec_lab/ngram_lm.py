@@ -281,11 +281,12 @@ class DilutedDraft:
         if table is None:
             table = self._rows[id(kept)] = _RowTable(len(self.vocab))
             table.of, table.done = kept, np.zeros(0, dtype=bool)  # keeps kept alive while its id is a key
-        if table.rows.shape[0] < kept.rows.shape[0]:
-            grow = kept.rows.shape[0] - table.rows.shape[0]
-            table.rows, table.cdf = (np.concatenate([a, np.zeros((grow, a.shape[1]))]) for a in (table.rows, table.cdf))
-            table.best, table.done = np.concatenate([table.best, np.zeros(grow, dtype=np.intp)]), \
-                np.concatenate([table.done, np.zeros(kept.rows.shape[0] - table.done.size, dtype=bool)])
+        if table.done.size < kept.rows.shape[0]:  # as many slots as the target's table
+            size, grown = table.done.size, kept.rows.shape[0]
+            table.rows, table.cdf = (np.concatenate([a[:size], np.zeros((grown - size, a.shape[1]))])
+                                     for a in (table.rows, table.cdf))
+            table.best = np.concatenate([table.best[:size], np.zeros(grown - size, dtype=np.intp)])
+            table.done = np.concatenate([table.done, np.zeros(grown - size, dtype=bool)])
         new = np.unique(index[~table.done[index]])
         if new.size:  # q = α·p, plus 1 − α on JUNK
             q = self.alpha * kept.rows[new]
