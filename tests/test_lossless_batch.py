@@ -105,6 +105,21 @@ def test_the_lab_experiments_use_the_batched_decoder_and_give_the_one_sequence_r
     assert_same_runs(runs, alone)
 
 
+def test_three_verifiers_in_one_batch_give_each_verifiers_own_runs():
+    """sampling_checks runs the three verifiers' sequences together (one verifier per sequence):
+    each verifier's runs are the ones it gives alone, one sequence at a time."""
+    prompts = [line[:5] for line in LINES[:6]] * 3
+    verifiers = [v for v, _ in lx.VERIFIERS.values() for _ in range(6)]
+    batched = speculative_decode_batch(TARGET, DRAFT, prompts, 100, 4, temperature=T, seeds=[i % 6 for i in range(18)],
+                                       verify=verifiers)
+    alone = [speculative_decode(TARGET, DRAFT, p, 100, 4, temperature=T, seed=i % 6, verify=v)
+             for i, (p, v) in enumerate(zip(prompts, verifiers))]
+    assert_same_runs(batched, alone)
+    checks = lx.sampling_checks(TARGET, DRAFT)
+    assert list(checks) == list(lx.VERIFIERS)
+    assert_same_runs(checks["錯誤：q ≥ p 就收"].runs, lx.sampled_runs(TARGET, DRAFT, verify=verify_accept_if_draft_confident))
+
+
 # --- the models' batched rows --------------------------------------------------------------------
 
 
@@ -127,6 +142,8 @@ def test_batched_rows_are_probs_bit_for_bit(temperature):
         for w, row in zip(windows, got):
             assert np.array_equal(row, model.probs(w.tolist(), temperature)), (type(model).__name__, w)
     index, table = TARGET.row_index(windows, temperature)
+    assert np.array_equal(table.with_cdf().cdf[index], np.cumsum(table.rows[index], axis=1))
+    index, table = TARGET.row_index(windows_to_test(TARGET.order, seed=1), temperature)  # kept after with_cdf
     assert np.array_equal(table.cdf[index], np.cumsum(table.rows[index], axis=1))
     assert np.array_equal(table.best[index], table.rows[index].argmax(axis=1))
 
@@ -224,6 +241,8 @@ def test_the_decoder_reports_every_round_up_to_the_total():
     (lambda: speculative_decode_batch(TARGET, DRAFT, ["大模型每"], 10, 4, seeds=[-1]), r"seeds.*-1"),
     (lambda: speculative_decode_batch(TARGET, DRAFT, ["大模型每"], 10, 4, verify=lambda *a, **k: None), "verify"),
     (lambda: speculative_decode_batch(TARGET, object(), ["大模型每"], 10, 4), "drafter"),
+    (lambda: speculative_decode_batch(TARGET, DRAFT, ["大模型每"] * 2, 10, 4, verify=[verify_sampling]), "verify 必須是一個"),
+    (lambda: lx.sampling_checks(TARGET, DRAFT, ["正確"]), "name"),
     (lambda: speculative_decode_batch(TARGET, DRAFT, ["大模"], 10, 4), "prompt 至少"),
     (lambda: target_decode_batch(TARGET, [], 10), "prompts 不可以是空的"),
     (lambda: target_decode_batch(TARGET, ["大模型每"], 0), r"n_tokens.*0"),

@@ -130,10 +130,13 @@ class _Rows:
     def at(cls, model, batch: _Batch, rows, ext, positions, temperature, need=None) -> "_Rows":
         """``model.probs`` after each sequence rows[i] and its first p draft tokens, for p in
         ``positions`` (``ext``: the last ``batch.width`` tokens, then the draft tokens). ``need``
-        (sequences × positions): what will be read; only a model without ``probs_batch`` uses it."""
+        (sequences × positions): what will be read (another row stands in for the others)."""
         width = batch.width
         if _batched(model, width):
-            windows = np.stack([ext[:, p:p + width] for p in positions], axis=1).reshape(-1, width)
+            windows = np.stack([ext[:, p:p + width] for p in positions], axis=1)
+            if need is not None:  # a row nobody reads: the first position's (already asked for)
+                windows = np.where(need[:, :, None], windows, windows[:, :1])
+            windows = windows.reshape(-1, width)
             if hasattr(model, "row_index"):
                 index, table = model.row_index(windows, temperature)
                 return cls(index=index.reshape(len(rows), len(positions)), table=table)
@@ -152,6 +155,11 @@ class _Rows:
             return cls(index=np.concatenate([part.index for part in parts], axis=1), table=parts[0].table)
         return cls(dense=np.concatenate([part.full() for part in parts], axis=1))
 
+    def subset(self, sequences: np.ndarray) -> "_Rows":
+        if self.table is not None:
+            return _Rows(index=self.index[sequences], table=self.table)
+        return _Rows(dense=self.dense[sequences])
+
     def full(self) -> np.ndarray:
         return self.table.rows[self.index] if self.table is not None else self.dense
 
@@ -163,9 +171,9 @@ class _Rows:
     def cdf(self, position: np.ndarray, which=None) -> np.ndarray:
         """Their cumulative sums (kept ones, or computed)."""
         which = np.arange(position.size) if which is None else which
-        if self.table is not None:
+        if self.table is not None and self.table.cdf is not None:
             return self.table.cdf[self.index[which, position]]
-        return np.cumsum(self.dense[which, position], axis=1)
+        return np.cumsum(self.row(position, which), axis=1)
 
     def of(self, tokens: np.ndarray) -> np.ndarray:
         """Sequence i's probability of tokens[i, j] at position j."""
@@ -185,7 +193,8 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
 
     ``n_tokens`` is one number or one per prompt; ``seeds`` one None or non-negative int per
     prompt. ``drafter`` is a ``ModelDrafter``, a ``PromptLookupDrafter`` or a bare model;
-    ``verify`` is ``verify_sampling`` or one of ``specdec_lab.lossless``'s two wrong verifiers.
+    ``verify`` is ``verify_sampling`` or one of ``specdec_lab.lossless``'s two wrong verifiers,
+    or one of those per prompt.
     ``progress`` (optional) has ``update(tokens_done, sequences_done)``, called after each round.
     """
     prompts = [_prompt(target, p) for p in prompts]
@@ -201,9 +210,14 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
         drafter = ModelDrafter(drafter)
     if not isinstance(drafter, (ModelDrafter, PromptLookupDrafter)):
         raise ValueError(f"drafter 必須是 ModelDrafter、PromptLookupDrafter 或一個語言模型，收到 {type(drafter).__name__}")
-    if not greedy and verify not in _JUDGES:
-        names = "、".join(f.__name__ for f in _JUDGES)
-        raise ValueError(f"verify 必須是 {names} 其中之一（批次版只認得這幾種），收到 {verify!r}")
+    verifiers = [verify] * count if callable(verify) else list(verify)
+    if len(verifiers) != count:
+        raise ValueError(f"verify 必須是一個驗證函式，或每個 prompt 一個：prompts 有 {count} 個，verify 有 {len(verifiers)} 個")
+    for v in verifiers if not greedy else []:
+        if v not in _JUDGES:
+            names = "、".join(f.__name__ for f in _JUDGES)
+            raise ValueError(f"verify 必須是 {names} 其中之一（批次版只認得這幾種），收到 {v!r}")
+    rule_of = np.array([list(_JUDGES).index(v) if v in _JUDGES else -1 for v in verifiers])
     uniforms = _Uniforms(_seeds(seeds, count))
     models = [target] + ([drafter.model] if isinstance(drafter, ModelDrafter) else [])
     width = max([m.context_length for m in models if hasattr(m, "probs_batch")] + [0])
@@ -225,6 +239,8 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
             parts = []
             for j in range(k):
                 part = _Rows.at(drafter.model, batch, active, ext, [j], temperature)
+                if part.table is not None and not greedy:
+                    part.table.with_cdf()  # k draws a round from the draft's rows: keep their cumsums
                 first = np.zeros(active.size, dtype=np.intp)
                 ext[:, width + j] = part.best()[:, 0] if greedy else _draw(part.cdf(first), u[:, j])
                 parts.append(part)
@@ -242,7 +258,7 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
             draft = _Rows(dense=one_hot)
         x = ext[:, width:]
         scored = _Rows.at(target, batch, active, ext, range(k + 1), temperature,
-                          need=np.arange(k + 1) <= drafted[:, None])
+                          need=_read(x, drafted, getattr(target, "never", None)))
         if greedy:
             best = scored.best()
             ok = (x == best[:, :k]) & (np.arange(k) < drafted[:, None])
@@ -250,7 +266,14 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
             new = best
             expected, variance = (accepted + 1).astype(float), np.zeros(active.size)
         else:
-            accepted, final, used, ratio = _judge(x, draft, scored, drafted, uniforms.peek(active, k + 1), verify)
+            u = uniforms.peek(active, k + 1)
+            accepted, final, used = (np.zeros(active.size, dtype=np.intp) for _ in range(3))
+            ratio = np.zeros((active.size, k))
+            rules = rule_of[active]
+            for rule in np.unique(rules).tolist():  # each verifier judges its own sequences
+                mine = np.flatnonzero(rules == rule)
+                accepted[mine], final[mine], used[mine], ratio[mine] = _judge(
+                    x[mine], draft.subset(mine), scored.subset(mine), drafted[mine], u[mine], list(_JUDGES)[rule])
             uniforms.use(active, used)
             new = np.concatenate([x, np.zeros((active.size, 1), dtype=np.int64)], axis=1)
             new[a, accepted] = final
@@ -271,6 +294,19 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
         arrays = [np.asarray(record[name][b, :rounds[b]].tolist()) for name in names]
         runs.append(SpecRun(prompt, out, *arrays, k, text=target.vocab.decode(out)))
     return runs
+
+
+def _read(x: np.ndarray, drafted: np.ndarray, never) -> np.ndarray:
+    """sequences × (k + 1): which target rows a round can read. Not those past the last draft
+    token, nor those past a draft token the target never writes (``target.never``): it is
+    rejected for sure (p = 0), so nothing after it is judged, and its min(1, p/q) = 0 zeroes
+    every later term of the round's moments, whatever those rows hold."""
+    count, k = x.shape
+    read = np.arange(k + 1) <= drafted[:, None]
+    if never is not None and len(never):
+        hopeless = np.isin(x, never) & (np.arange(k) < drafted[:, None])
+        read[:, 1:] &= np.cumsum(hopeless, axis=1) == 0
+    return read
 
 
 def _judge(x, draft: _Rows, scored: _Rows, drafted, u, verify):

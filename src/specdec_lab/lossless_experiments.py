@@ -1,8 +1,9 @@
 """The lossless lab's four experiments, with the settings the notebook runs and the lesson quotes.
 
 A. ``greedy_check``        — greedy speculative output vs the target's own greedy output, many prompts;
-B. ``sampling_check``      — χ² of sampled text against the target's exact probabilities, for the
-                             correct verifier and the two deliberately broken ones (``VERIFIERS``);
+B. ``sampling_checks``     — χ² of sampled text against the target's exact probabilities, for the
+                             correct verifier and the two deliberately broken ones (``VERIFIERS``),
+                             all runs advanced together (``sampling_check``: one verifier);
 C. ``acceptance_summary``  — measured α and tokens per round against Eq. 1;
 D. ``prompt_lookup_table`` — prompt lookup (vLLM's ``ngram``) on a rewriting task vs open generation;
                              its result shows as a table (``LookupTable``).
@@ -36,7 +37,7 @@ from .verification import verify_sampling
 
 __all__ = [
     "TEMPERATURE", "K", "N_TOKENS", "VERIFIERS", "corpus_lines", "greedy_prompts",
-    "GreedyCheck", "greedy_check", "sampled_runs", "SamplingCheck", "sampling_check",
+    "GreedyCheck", "greedy_check", "sampled_runs", "SamplingCheck", "sampling_check", "sampling_checks",
     "AcceptanceSummary", "acceptance_summary", "LookupRow", "LookupTable", "prompt_lookup_table",
 ]
 
@@ -131,11 +132,33 @@ class SamplingCheck:
 
 def sampling_check(target, draft, name: str, temperature: float = TEMPERATURE) -> SamplingCheck:
     """Run the verifier ``VERIFIERS[name]`` and test its text against the target's probabilities."""
-    if name not in VERIFIERS:
-        raise ValueError(f"name 必須是 {list(VERIFIERS)} 其中之一，收到 {name!r}")
-    verify, repeats = VERIFIERS[name]
-    runs = sampled_runs(target, draft, verify=verify, repeats=repeats, temperature=temperature, label=name)
-    return SamplingCheck(name, runs, transition_test(target, runs, temperature=temperature))
+    return sampling_checks(target, draft, [name], temperature)[name]
+
+
+def sampling_checks(target, draft, names=None, temperature: float = TEMPERATURE) -> dict[str, SamplingCheck]:
+    """``sampling_check`` for each of ``names`` (default: every verifier of ``VERIFIERS``), their
+    runs all advanced together: {name: SamplingCheck}, the same as one ``sampling_check`` each."""
+    names = list(VERIFIERS) if names is None else list(names)
+    for name in names:
+        if name not in VERIFIERS:
+            raise ValueError(f"name 必須是 {list(VERIFIERS)} 其中之一，收到 {name!r}")
+    prompts, verifiers, seeds, owner = [], [], [], []
+    for name in names:
+        verify, repeats = VERIFIERS[name]
+        lines = [line[:5] for line in corpus_lines() * check.scalar_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)]
+        prompts += lines
+        verifiers += [verify] * len(lines)
+        seeds += range(len(lines))  # run i of a verifier uses seed i, as sampled_runs(seed=0)
+        owner += [name] * len(lines)
+    label = names[0] if len(names) == 1 else f"{len(names)} 種驗證規則"
+    with Progress(label, N_TOKENS * len(prompts), sequences=len(prompts)) as progress:
+        runs = speculative_decode_batch(target, draft, prompts, N_TOKENS, K, temperature=temperature, seeds=seeds,
+                                        verify=verifiers, progress=progress)
+    out = {}
+    for name in names:
+        mine = [run for run, who in zip(runs, owner) if who == name]
+        out[name] = SamplingCheck(name, mine, transition_test(target, mine, temperature=temperature))
+    return out
 
 
 # --- C. measured α vs Eq. 1 -------------------------------------------------------------------------

@@ -68,6 +68,7 @@ class CharNgramLM:
         size = len(self.vocab)
         unigram = np.bincount(np.asarray(ids, dtype=np.intp), minlength=size).astype(float)  # intp: wasm32
         self._unigram = unigram / unigram.sum()
+        self.never = np.flatnonzero(unigram == 0)  # tokens it gives probability 0 after any context
         tables: list[dict] = []
         for n in range(2, self.order + 1):
             counts: dict[tuple, Counter] = defaultdict(Counter)
@@ -135,7 +136,8 @@ class CharNgramLM:
 
     def row_index(self, windows, temperature: float = 1.0):
         """Where ``probs_batch``'s rows are kept: ``(index, table)``, with ``table.rows[index]``
-        the rows, ``table.cdf[index]`` their ``np.cumsum`` and ``table.best[index]`` their argmax."""
+        the rows, ``table.best[index]`` their argmax and, after ``table.with_cdf()``,
+        ``table.cdf[index]`` their ``np.cumsum``."""
         windows = np.asarray(windows)
         m = self.context_length
         if windows.ndim != 2 or windows.shape[1] < m:
@@ -208,14 +210,15 @@ def _code(ids, size: int) -> int:
 
 
 class _RowTable:
-    """Distributions kept under integer codes, with their cumulative sums and argmaxes."""
+    """Distributions kept under integer codes, with their argmaxes and, once asked for
+    (``with_cdf``: a draft draws from its rows), their cumulative sums."""
 
     def __init__(self, size: int):
         self.codes = np.zeros(0, dtype=np.int64)  # sorted
         self.slot = np.zeros(0, dtype=np.intp)  # row of self.rows for each code
         self.rows = np.zeros((16, size))
-        self.cdf = np.zeros((16, size))  # np.cumsum of each row
         self.best = np.zeros(16, dtype=np.intp)  # np.argmax of each row
+        self.cdf = None  # np.cumsum of each row, once with_cdf() was called
         self.n = 0
 
     def find(self, codes: np.ndarray) -> np.ndarray:
@@ -234,14 +237,30 @@ class _RowTable:
 
     def extend(self, rows: np.ndarray) -> None:
         """Rows self.n, self.n + 1, ... are ``rows``."""
-        if self.n + len(rows) > self.rows.shape[0]:
-            grown = np.zeros((2, 2 * (self.n + len(rows)), self.rows.shape[1]))
-            grown[:, :self.n] = self.rows[:self.n], self.cdf[:self.n]
-            self.rows, self.cdf = grown
-            self.best = np.concatenate([self.best[:self.n], np.zeros(grown.shape[1] - self.n, dtype=np.intp)])
-        new = slice(self.n, self.n + len(rows))
-        self.rows[new], self.cdf[new], self.best[new] = rows, np.cumsum(rows, axis=1), rows.argmax(axis=1)
-        self.n += len(rows)
+        end = self.n + len(rows)
+        if end > self.rows.shape[0]:  # grow by half (these tables hold thousands of rows of V floats)
+            capacity = max(end, self.rows.shape[0] * 3 // 2)
+            self.rows = _grown(self.rows, self.n, capacity)
+            self.best = _grown(self.best, self.n, capacity)
+            if self.cdf is not None:
+                self.cdf = _grown(self.cdf, self.n, capacity)
+        self.rows[self.n:end], self.best[self.n:end] = rows, rows.argmax(axis=1)
+        if self.cdf is not None:
+            self.cdf[self.n:end] = np.cumsum(rows, axis=1)
+        self.n = end
+
+    def with_cdf(self) -> "_RowTable":
+        """Keep every row's cumulative sum from now on."""
+        if self.cdf is None:
+            self.cdf = np.zeros_like(self.rows)
+            self.cdf[:self.n] = np.cumsum(self.rows[:self.n], axis=1)
+        return self
+
+
+def _grown(array: np.ndarray, used: int, capacity: int) -> np.ndarray:
+    out = np.zeros((capacity,) + array.shape[1:], dtype=array.dtype)
+    out[:used] = array[:used]
+    return out
 
 
 class DilutedDraft:
@@ -275,25 +294,22 @@ class DilutedDraft:
         return table.rows[index]
 
     def row_index(self, windows, temperature: float = 1.0):
-        """Like ``CharNgramLM.row_index``: this draft's rows, kept in the slots of the target's."""
+        """Like ``CharNgramLM.row_index``: this draft's rows, computed from the target's kept rows
+        the first time each is asked for."""
         index, kept = self.target.row_index(windows, temperature)
         table = self._rows.get(id(kept))
         if table is None:
             table = self._rows[id(kept)] = _RowTable(len(self.vocab))
-            table.of, table.done = kept, np.zeros(0, dtype=bool)  # keeps kept alive while its id is a key
-        if table.done.size < kept.rows.shape[0]:  # as many slots as the target's table
-            size, grown = table.done.size, kept.rows.shape[0]
-            table.rows, table.cdf = (np.concatenate([a[:size], np.zeros((grown - size, a.shape[1]))])
-                                     for a in (table.rows, table.cdf))
-            table.best = np.concatenate([table.best[:size], np.zeros(grown - size, dtype=np.intp)])
-            table.done = np.concatenate([table.done, np.zeros(grown - size, dtype=bool)])
-        new = np.unique(index[~table.done[index]])
+            table.of, table.mine = kept, np.zeros(0, dtype=np.intp)  # kept stays alive while its id is a key
+        if table.mine.size < kept.n:  # my row for each of the target's (-1: not computed yet)
+            table.mine = np.concatenate([table.mine, np.full(kept.n - table.mine.size, -1, dtype=np.intp)])
+        new = np.unique(index[table.mine[index] < 0])
         if new.size:  # q = α·p, plus 1 − α on JUNK
             q = self.alpha * kept.rows[new]
             q[:, self._junk] += 1.0 - self.alpha
-            table.rows[new], table.cdf[new], table.best[new] = q, np.cumsum(q, axis=1), q.argmax(axis=1)
-            table.done[new] = True
-        return index, table
+            table.mine[new] = np.arange(table.n, table.n + new.size)
+            table.extend(q)
+        return table.mine[index], table
 
 
 def earlier_match_end(seq: list, n: int) -> int | None:
