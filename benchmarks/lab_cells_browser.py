@@ -76,7 +76,22 @@ def code_cell_count(notebook: str) -> int:
     return sum(1 for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip())
 
 
-def chromium_run(base: str, notebook: str, timeout: float = 300):
+# scroll the notebook to the cell that is showing a progress line
+SHOW_RUNNING = WITH_APP % """() => {
+  const cells = nb.content.widgets;
+  for (let i = 0; i < cells.length; i++) {
+    const node = cells[i].node;
+    if (node.querySelector('.jp-OutputArea-output') && node.textContent.includes('已寫')) {
+      return nb.content.scrollToItem(i, 'center').catch(() => null).then(() => i);
+    }
+  }
+  return -1;
+}"""
+
+
+def chromium_run(base: str, notebook: str, timeout: float = 300, shot: Path | None = None):
+    """Per-cell times of one Run all; with ``shot``, a screenshot the first time a progress line
+    is on screen."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p, tempfile.TemporaryDirectory(prefix="specdec-cells-") as profile:
@@ -86,8 +101,17 @@ def chromium_run(base: str, notebook: str, timeout: float = 300):
             page = context.new_page()
             page.goto(base + PAGES[notebook], wait_until="load")
             wait_until(lambda: page.evaluate(START), 240, step=0.2, what="idle kernel, Run all pressed")
-            return wait_until(lambda: cell_times(page.evaluate(MESSAGES), code_cell_count(notebook)),
-                              timeout, step=0.25, what="every cell run")
+            taken = []
+
+            def done():
+                messages = page.evaluate(MESSAGES)
+                if shot and not taken and any(m["text"] and "已寫" in m["text"] for m in messages):
+                    if page.evaluate(SHOW_RUNNING) >= 0:
+                        page.wait_for_timeout(150)
+                        page.screenshot(path=str(shot))
+                        taken.append(shot)
+                return cell_times(messages, code_cell_count(notebook))
+            return wait_until(done, timeout, step=0.25, what="every cell run")
         finally:
             context.close()
 
@@ -165,6 +189,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--webkit", action="store_true")
     parser.add_argument("--no-chromium", action="store_true")
+    parser.add_argument("--shot", type=Path, help="Chromium, new build: a screenshot of the first progress line")
     args = parser.parse_args()
     browsers = ([] if args.no_chromium else [("Chromium", chromium_run)]) + ([("WebKit", webkit_run)] if args.webkit else [])
     sites = [("old", args.old)] if args.old and args.old.exists() else []
@@ -175,7 +200,8 @@ def main() -> int:
             for _ in range(args.runs):
                 for label, site in sites:
                     with serve_site(site) as base:
-                        results[label].append(run(base, notebook))
+                        extra = {"shot": args.shot} if args.shot and run is chromium_run and label == "new" else {}
+                        results[label].append(run(base, notebook, **extra))
             print(f"\n{notebook}, {name}: seconds per code cell (median of {args.runs}), progress lines sent")
             columns = [(label, [statistics.median(r[i][0] for r in runs) for i in range(len(runs[0]))], runs[-1])
                        for label, runs in results.items()]
