@@ -10,7 +10,7 @@ The stored notebook keeps what a browser can show before any kernel runs: text, 
 figures. A slider panel (``specdec_lab.plotting.LiveFigure``) is displayed with two
 representations, the live widget and a PNG of its first figure; the widget view is dropped here,
 because without a kernel it would show only "Loading widget...". Run the cell and the sliders
-come back.
+come back. A slow cell's progress line is emptied when its work is done and is not stored.
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ def execute(path: Path) -> nbformat.NotebookNode:
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
-    return merge_streams(strip_widget_views(nb))
+    return merge_streams(drop_empty_outputs(strip_widget_views(nb)))
 
 
 def merge_streams(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -59,6 +59,15 @@ def merge_streams(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
             else:
                 merged.append(output)
         cell.outputs = merged
+    return nb
+
+
+def drop_empty_outputs(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop displays left with nothing in them: a progress line (specdec_lab.progress) is emptied
+    when its work is done, and whether one was shown at all depends on how fast the machine was."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in cell.outputs if not (o.output_type == "display_data" and not o.get("data"))]
     return nb
 
 

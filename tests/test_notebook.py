@@ -284,6 +284,39 @@ def test_consecutive_prints_are_stored_as_one_output():
         ("stdout", "a\nb\n"), ("stderr", "!\n"), ("stdout", "c\n")]
 
 
+def test_a_progress_line_shows_while_a_cell_runs_and_is_not_stored(tmp_path):
+    """specdec_lab.progress in a real kernel: the line is shown and updated in place while the
+    work runs, emptied when it ends, and the stored notebook keeps only the cell's own prints
+    (stored with the empty output, whether a slow cell showed a line would depend on the machine)."""
+    import execute
+    import nbformat
+    from nbclient import NotebookClient
+
+    source = ("import time\nfrom specdec_lab.progress import Progress\nprint('前')\n"
+              "with Progress('取樣', 10, delay=0, every=0) as bar:\n"
+              "    for i in range(1, 11):\n        bar.update(i); time.sleep(0.02)\nprint('後')")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = tmp_path / "progress.ipynb"
+    nbformat.write(nb, path)
+    updates = []
+    live = nbformat.read(path, as_version=4)
+    client = NotebookClient(live, kernel_name=execute.CPYTHON_KERNEL, timeout=120)
+    client.on_cell_executed = None
+    real = client.process_message
+
+    def spy(msg, cell, cell_index):
+        if msg["msg_type"] in ("display_data", "update_display_data"):
+            updates.append(msg["content"]["data"].get("text/plain"))
+        return real(msg, cell, cell_index)
+    client.process_message = spy
+    client.execute()
+    assert updates[0] == "取樣：已寫 1 / 10 字（10%），約剩 1 秒" and updates[-2] == "取樣：已寫 10 / 10 字（100%）"
+    assert updates[-1] is None  # emptied
+    stored = execute.execute(path)
+    assert [(o.output_type, o.get("text")) for o in stored.cells[0].outputs] == [("stream", "前\n後\n")]
+
+
 def test_numbers_differ_beyond_their_last_digits():
     assert not texts_differ("28.660666666666668", "28.66066666666667")
     assert texts_differ("28.660666666666668", "28.660666666667668")

@@ -296,13 +296,7 @@ def transition_test(target, runs, *, temperature=1.0, contexts=None, min_visits=
     if contexts is not None:
         contexts = check.scalar_int("contexts", contexts, minimum=1)
     min_visits = check.scalar_int("min_visits", min_visits, minimum=1)
-    visits: dict[tuple, list[int]] = {}
-    for run in runs:
-        prompt, generated = (run.prompt, run.tokens) if isinstance(run, SpecRun) else run
-        seq = list(prompt) + list(generated)
-        for i in range(len(prompt), len(seq)):
-            visits.setdefault(target.state(seq[:i]), []).append(seq[i])
-    ranked = sorted(visits.items(), key=lambda item: -len(item[1]))
+    ranked = _visits(target, runs)  # (state, the tokens that followed it), most visited first
     chosen = [(s, toks) for s, toks in ranked[:contexts] if len(toks) >= min_visits]
     if not chosen:
         raise ValueError(f"沒有任何上下文出現至少 {min_visits} 次：請產生更多字，或降低 min_visits")
@@ -312,7 +306,7 @@ def transition_test(target, runs, *, temperature=1.0, contexts=None, min_visits=
         p = target.probs(list(state), temperature)
         if np.sum(len(toks) * p >= MIN_EXPECTED) < 1:
             continue  # no character expected MIN_EXPECTED times: too few visits to test
-        counts = np.bincount(np.asarray(toks, dtype=np.intp), minlength=size)  # intp: wasm32 in Pyodide
+        counts = np.bincount(toks, minlength=size)  # toks are intp: wasm32 in Pyodide
         result = goodness_of_fit(counts, p, labels=target.vocab.chars)
         per_context.append((target.vocab.decode(state), len(toks), result))
         stat += result.statistic
@@ -324,3 +318,32 @@ def transition_test(target, runs, *, temperature=1.0, contexts=None, min_visits=
             "請產生更多字，或確認 temperature 和產生時相同"
         )
     return TransitionTest(per_context, stat, dof, chi2_sf(stat, dof) if np.isfinite(stat) else 0.0, used)
+
+
+def _visits(target, runs) -> list[tuple[tuple, np.ndarray]]:
+    """Every state the runs went through (``target.state`` of the history before each generated
+    token) with the tokens that followed it, most visited first, ties in order of first visit."""
+    pairs = [(run.prompt, run.tokens) if isinstance(run, SpecRun) else run for run in runs]
+    back = getattr(target, "context_length", 0)
+    if not back or any(len(prompt) < back for prompt, _ in pairs):  # any model: one token at a time
+        visits: dict[tuple, list[int]] = {}
+        for prompt, generated in pairs:
+            seq = list(prompt) + list(generated)
+            for i in range(len(prompt), len(seq)):
+                visits.setdefault(target.state(seq[:i]), []).append(seq[i])
+        return sorted(((s, np.asarray(t, dtype=np.intp)) for s, t in visits.items()), key=lambda item: -item[1].size)
+    # an n-gram model's state is its last context_length tokens: all of them at once
+    windows, followers = [], []
+    for prompt, generated in pairs:
+        seq = np.asarray(list(prompt) + list(generated), dtype=np.int64)
+        windows.append(np.lib.stride_tricks.sliding_window_view(seq[:-1], back)[len(prompt) - back:])
+        followers.append(seq[len(prompt):])
+    windows, followers = np.concatenate(windows), np.concatenate(followers).astype(np.intp)
+    codes = np.zeros(len(windows), dtype=np.int64)
+    for column in windows.T:
+        codes = codes * len(target.vocab) + column
+    _, first, inverse, counts = np.unique(codes, return_index=True, return_inverse=True, return_counts=True)
+    by_visit = np.argsort(inverse, kind="stable")  # each state's followers together, in visit order
+    ends = np.cumsum(counts)
+    return [(tuple(windows[first[j]].tolist()), followers[by_visit[ends[j] - counts[j]:ends[j]]])
+            for j in np.lexsort((first, -counts)).tolist()]

@@ -1,8 +1,9 @@
 """The lossless lab's four experiments, with the settings the notebook runs and the lesson quotes.
 
 A. ``greedy_check``        — greedy speculative output vs the target's own greedy output, many prompts;
-B. ``sampling_check``      — χ² of sampled text against the target's exact probabilities, for the
-                             correct verifier and the two deliberately broken ones (``VERIFIERS``);
+B. ``sampling_checks``     — χ² of sampled text against the target's exact probabilities, for the
+                             correct verifier and the two deliberately broken ones (``VERIFIERS``),
+                             all runs advanced together (``sampling_check``: one verifier);
 C. ``acceptance_summary``  — measured α and tokens per round against Eq. 1;
 D. ``prompt_lookup_table`` — prompt lookup (vLLM's ``ngram``) on a rewriting task vs open generation;
                              its result shows as a table (``LookupTable``).
@@ -24,19 +25,19 @@ from .lossless import (
     PromptLookupDrafter,
     SpecRun,
     TransitionTest,
-    speculative_decode,
-    target_decode,
     transition_test,
     verify_accept_if_draft_confident,
     verify_resample_from_target,
 )
+from .lossless_batch import speculative_decode_batch, target_decode_batch
 from .ngram_lm import CopyingLM
+from .progress import Progress
 from .tables import Table
 from .verification import verify_sampling
 
 __all__ = [
     "TEMPERATURE", "K", "N_TOKENS", "VERIFIERS", "corpus_lines", "greedy_prompts",
-    "GreedyCheck", "greedy_check", "sampled_runs", "SamplingCheck", "sampling_check",
+    "GreedyCheck", "greedy_check", "sampled_runs", "SamplingCheck", "sampling_check", "sampling_checks",
     "AcceptanceSummary", "acceptance_summary", "LookupRow", "LookupTable", "prompt_lookup_table",
 ]
 
@@ -93,10 +94,9 @@ def greedy_check(target, draft, k: int, prompts=None, n_tokens: int = 60) -> Gre
     prompts = greedy_prompts() if prompts is None else list(prompts)
     if not prompts:
         raise ValueError("prompts 不可以是空的：至少要有一個 prompt")
-    identical = sum(
-        speculative_decode(target, draft, p, n_tokens, k, greedy=True).tokens == target_decode(target, p, n_tokens)
-        for p in prompts
-    )
+    spec = speculative_decode_batch(target, draft, prompts, n_tokens, k, greedy=True)
+    alone = target_decode_batch(target, prompts, n_tokens)
+    identical = sum(run.tokens == own for run, own in zip(spec, alone))
     return GreedyCheck(int(k), int(identical), len(prompts), int(n_tokens))
 
 
@@ -104,16 +104,18 @@ def greedy_check(target, draft, k: int, prompts=None, n_tokens: int = 60) -> Gre
 
 
 def sampled_runs(target, drafter, *, verify=verify_sampling, repeats: int = 3, seed: int = 0,
-                 n_tokens: int = N_TOKENS, k: int = K, temperature: float = TEMPERATURE) -> list[SpecRun]:
+                 n_tokens: int = N_TOKENS, k: int = K, temperature: float = TEMPERATURE,
+                 label: str = "取樣") -> list[SpecRun]:
     """One run per paragraph opening (its first 5 characters), the paragraphs taken ``repeats``
-    times; run i uses seed ``seed + i``."""
+    times; run i uses seed ``seed + i``. All runs advance together (``speculative_decode_batch``);
+    in a notebook a line headed ``label`` says how far they are once it takes over a second."""
     repeats = check.scalar_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     seed = check.scalar_int("seed", seed, minimum=0)
-    return [
-        speculative_decode(target, drafter, line[:5], n_tokens, k, temperature=temperature, seed=seed + i,
-                           verify=verify)
-        for i, line in enumerate(corpus_lines() * repeats)
-    ]
+    n_tokens = check.scalar_int("n_tokens", n_tokens, minimum=1, maximum=1_000_000)
+    prompts = [line[:5] for line in corpus_lines() * repeats]
+    with Progress(label, n_tokens * len(prompts), sequences=len(prompts)) as progress:
+        return speculative_decode_batch(target, drafter, prompts, n_tokens, k, temperature=temperature,
+                                        seeds=range(seed, seed + len(prompts)), verify=verify, progress=progress)
 
 
 @dataclass(frozen=True)
@@ -130,11 +132,33 @@ class SamplingCheck:
 
 def sampling_check(target, draft, name: str, temperature: float = TEMPERATURE) -> SamplingCheck:
     """Run the verifier ``VERIFIERS[name]`` and test its text against the target's probabilities."""
-    if name not in VERIFIERS:
-        raise ValueError(f"name 必須是 {list(VERIFIERS)} 其中之一，收到 {name!r}")
-    verify, repeats = VERIFIERS[name]
-    runs = sampled_runs(target, draft, verify=verify, repeats=repeats, temperature=temperature)
-    return SamplingCheck(name, runs, transition_test(target, runs, temperature=temperature))
+    return sampling_checks(target, draft, [name], temperature)[name]
+
+
+def sampling_checks(target, draft, names=None, temperature: float = TEMPERATURE) -> dict[str, SamplingCheck]:
+    """``sampling_check`` for each of ``names`` (default: every verifier of ``VERIFIERS``), their
+    runs all advanced together: {name: SamplingCheck}, the same as one ``sampling_check`` each."""
+    names = list(VERIFIERS) if names is None else list(names)
+    for name in names:
+        if name not in VERIFIERS:
+            raise ValueError(f"name 必須是 {list(VERIFIERS)} 其中之一，收到 {name!r}")
+    prompts, verifiers, seeds, owner = [], [], [], []
+    for name in names:
+        verify, repeats = VERIFIERS[name]
+        lines = [line[:5] for line in corpus_lines() * check.scalar_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)]
+        prompts += lines
+        verifiers += [verify] * len(lines)
+        seeds += range(len(lines))  # run i of a verifier uses seed i, as sampled_runs(seed=0)
+        owner += [name] * len(lines)
+    label = names[0] if len(names) == 1 else f"{len(names)} 種驗證規則"
+    with Progress(label, N_TOKENS * len(prompts), sequences=len(prompts)) as progress:
+        runs = speculative_decode_batch(target, draft, prompts, N_TOKENS, K, temperature=temperature, seeds=seeds,
+                                        verify=verifiers, progress=progress)
+    out = {}
+    for name in names:
+        mine = [run for run, who in zip(runs, owner) if who == name]
+        out[name] = SamplingCheck(name, mine, transition_test(target, mine, temperature=temperature))
+    return out
 
 
 # --- C. measured α vs Eq. 1 -------------------------------------------------------------------------
@@ -243,9 +267,9 @@ def prompt_lookup_table(target, copy_weight: float = 0.8, k: int = K, temperatur
     lookup = PromptLookupDrafter(len(target.vocab), min_n=2, max_n=4)
     rows = []
     for task, make in TASKS.items():
-        runs = [speculative_decode(copier, lookup, make(line), len(line) - 4, k, temperature=temperature,
-                                   seed=seed + i)
-                for i, line in enumerate(corpus_lines() * repeats)]
+        lines = corpus_lines() * repeats
+        runs = speculative_decode_batch(copier, lookup, [make(line) for line in lines], [len(line) - 4 for line in lines],
+                                        k, temperature=temperature, seeds=range(seed, seed + len(lines)))
         drafted = np.concatenate([r.drafted for r in runs])
         accepted = np.concatenate([r.accepted for r in runs])
         emitted = np.concatenate([r.emitted for r in runs])

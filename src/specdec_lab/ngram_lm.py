@@ -13,6 +13,8 @@ probability 0, which the lab uses on purpose (``DilutedDraft``).
 ``probs(ids, temperature)`` gives the exact next-character distribution — the thing a real model
 cannot give you cheaply, and what lets the lab check "lossless" against the truth. An order-n
 model only looks at the last n − 1 characters, so its output is a Markov chain on those.
+``probs_batch(windows, temperature)`` gives the same rows for many contexts at once (one row of
+``windows`` per context, its last n − 1 ids), for the batched decoder ``specdec_lab.lossless_batch``.
 """
 from __future__ import annotations
 
@@ -66,6 +68,7 @@ class CharNgramLM:
         size = len(self.vocab)
         unigram = np.bincount(np.asarray(ids, dtype=np.intp), minlength=size).astype(float)  # intp: wasm32
         self._unigram = unigram / unigram.sum()
+        self.never = np.flatnonzero(unigram == 0)  # tokens it gives probability 0 after any context
         tables: list[dict] = []
         for n in range(2, self.order + 1):
             counts: dict[tuple, Counter] = defaultdict(Counter)
@@ -80,6 +83,7 @@ class CharNgramLM:
             tables.append(table)
         self._tables = tables
         self._cache: dict[tuple, np.ndarray] = {}
+        self._rows: dict[float, _RowTable] = {}  # probs_batch's rows per temperature
 
     @property
     def context_length(self) -> int:
@@ -122,6 +126,142 @@ class CharNgramLM:
         self._cache[key] = p
         return p
 
+    def probs_batch(self, windows, temperature: float = 1.0) -> np.ndarray:
+        """``probs`` for many contexts at once: row b is ``probs(windows[b], temperature)``, bit for
+        bit (each distinct context is computed once, with the same operations as ``probs``, and
+        kept). ``windows`` is an integer array (contexts × at least ``context_length``); only its
+        last ``context_length`` columns are read."""
+        index, table = self.row_index(windows, temperature)
+        return table.rows[index]
+
+    def row_index(self, windows, temperature: float = 1.0):
+        """Where ``probs_batch``'s rows are kept: ``(index, table)``, with ``table.rows[index]``
+        the rows, ``table.best[index]`` their argmax and, after ``table.with_cdf()``,
+        ``table.cdf[index]`` their ``np.cumsum``."""
+        windows = np.asarray(windows)
+        m = self.context_length
+        if windows.ndim != 2 or windows.shape[1] < m:
+            raise ValueError(f"windows 必須是二維的 token 編號陣列，每列至少 {m} 個，收到形狀 {windows.shape}")
+        size = len(self.vocab)
+        codes = np.zeros(windows.shape[0], dtype=np.int64)
+        for column in windows[:, windows.shape[1] - m:].T:
+            codes = codes * size + column
+        table = self._rows.get(float(temperature))
+        if table is None:
+            self.probs([0] * m, temperature)  # checks the temperature
+            table = self._rows[float(temperature)] = _RowTable(size)
+        index = table.find(codes)
+        if (index < 0).any():
+            new = np.unique(codes[index < 0])
+            digits = (new[:, None] // (size ** np.arange(m - 1, -1, -1, dtype=np.int64))) % size
+            table.add(new, self._many(digits, temperature))
+            index = table.find(codes)
+        return index, table
+
+    def _many(self, histories: np.ndarray, temperature: float) -> np.ndarray:
+        """``probs`` of each row of ``histories`` (contexts × context_length), all at once: the same
+        operations on each element as ``probs``, so the same numbers."""
+        count, m = histories.shape
+        size = len(self.vocab)
+        p = np.tile(self._unigram, (count, 1))
+        for n, (contexts, backoff, start, length, keys, weights) in enumerate(self._flat_tables(), start=2):
+            if m < n - 1:
+                break
+            suffix = np.zeros(count, dtype=np.int64)
+            for column in histories[:, m - (n - 1):].T:
+                suffix = suffix * size + column
+            at = np.minimum(np.searchsorted(contexts, suffix), contexts.size - 1)
+            rows = np.flatnonzero(contexts[at] == suffix)  # the others are unseen: keep the lower order
+            entry = at[rows]
+            p[rows] *= backoff[entry][:, None]
+            lengths = length[entry]
+            first = np.repeat(start[entry] - np.cumsum(lengths) + lengths, lengths) + np.arange(lengths.sum())
+            p[np.repeat(rows, lengths), keys[first]] += weights[first]
+        if temperature != 1.0:
+            with np.errstate(divide="ignore"):
+                logp = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)) / temperature, -np.inf)
+            p = np.exp(logp - logp.max(axis=1, keepdims=True))
+        return p / np.array([row.sum() for row in p])[:, None]  # each row summed as probs sums it
+
+    def _flat_tables(self) -> list:
+        """Each order's table as arrays: context codes (sorted), backoff weights, and each
+        context's followers (start and length in the flat keys and weights)."""
+        if getattr(self, "_flat", None) is None:
+            size, flat = len(self.vocab), []
+            for table in self._tables:
+                code = {context: _code(context, size) for context in table}
+                items = sorted(table.items(), key=lambda item: code[item[0]])
+                length = np.array([e[0].size for _, e in items], dtype=np.intp)
+                flat.append((np.array([code[c] for c, _ in items], dtype=np.int64),
+                             np.array([e[2] for _, e in items]),
+                             np.cumsum(length) - length, length,
+                             np.concatenate([e[0] for _, e in items]),
+                             np.concatenate([e[1] for _, e in items])))
+            self._flat = flat
+        return self._flat
+
+
+def _code(ids, size: int) -> int:
+    """A context as one integer: its ids as digits in base ``size``."""
+    code = 0
+    for i in ids:
+        code = code * size + int(i)
+    return code
+
+
+class _RowTable:
+    """Distributions kept under integer codes, with their argmaxes and, once asked for
+    (``with_cdf``: a draft draws from its rows), their cumulative sums."""
+
+    def __init__(self, size: int):
+        self.codes = np.zeros(0, dtype=np.int64)  # sorted
+        self.slot = np.zeros(0, dtype=np.intp)  # row of self.rows for each code
+        self.rows = np.zeros((16, size))
+        self.best = np.zeros(16, dtype=np.intp)  # np.argmax of each row
+        self.cdf = None  # np.cumsum of each row, once with_cdf() was called
+        self.n = 0
+
+    def find(self, codes: np.ndarray) -> np.ndarray:
+        """The row of each code, or -1 where it is not kept."""
+        if not self.codes.size:
+            return np.full(codes.shape, -1, dtype=np.intp)
+        at = np.minimum(np.searchsorted(self.codes, codes), self.codes.size - 1)
+        return np.where(self.codes[at] == codes, self.slot[at], -1)
+
+    def add(self, codes: np.ndarray, rows: np.ndarray) -> None:
+        """Keep ``rows`` under ``codes`` (sorted, none kept yet)."""
+        at = np.searchsorted(self.codes, codes)
+        self.codes = np.insert(self.codes, at, codes)
+        self.slot = np.insert(self.slot, at, np.arange(self.n, self.n + len(rows), dtype=np.intp))
+        self.extend(rows)
+
+    def extend(self, rows: np.ndarray) -> None:
+        """Rows self.n, self.n + 1, ... are ``rows``."""
+        end = self.n + len(rows)
+        if end > self.rows.shape[0]:  # grow by half (these tables hold thousands of rows of V floats)
+            capacity = max(end, self.rows.shape[0] * 3 // 2)
+            self.rows = _grown(self.rows, self.n, capacity)
+            self.best = _grown(self.best, self.n, capacity)
+            if self.cdf is not None:
+                self.cdf = _grown(self.cdf, self.n, capacity)
+        self.rows[self.n:end], self.best[self.n:end] = rows, rows.argmax(axis=1)
+        if self.cdf is not None:
+            self.cdf[self.n:end] = np.cumsum(rows, axis=1)
+        self.n = end
+
+    def with_cdf(self) -> "_RowTable":
+        """Keep every row's cumulative sum from now on."""
+        if self.cdf is None:
+            self.cdf = np.zeros_like(self.rows)
+            self.cdf[:self.n] = np.cumsum(self.rows[:self.n], axis=1)
+        return self
+
+
+def _grown(array: np.ndarray, used: int, capacity: int) -> np.ndarray:
+    out = np.zeros((capacity,) + array.shape[1:], dtype=array.dtype)
+    out[:used] = array[:used]
+    return out
+
 
 class DilutedDraft:
     """A draft that is the target itself, except that with probability 1 − ``alpha`` it
@@ -137,11 +277,39 @@ class DilutedDraft:
         self.target, self.alpha = target, float(check.probability("alpha", alpha))
         self.vocab = target.vocab
         self._junk = target.vocab.index[JUNK]
+        self._rows: dict[int, _RowTable] = {}  # row_index's rows, by the target's table
+
+    @property
+    def context_length(self) -> int:
+        return self.target.context_length
 
     def probs(self, ids, temperature: float = 1.0) -> np.ndarray:
         q = self.alpha * self.target.probs(ids, temperature)
         q[self._junk] += 1.0 - self.alpha
         return q
+
+    def probs_batch(self, windows, temperature: float = 1.0) -> np.ndarray:
+        """``probs`` for many contexts at once (see ``CharNgramLM.probs_batch``)."""
+        index, table = self.row_index(windows, temperature)
+        return table.rows[index]
+
+    def row_index(self, windows, temperature: float = 1.0):
+        """Like ``CharNgramLM.row_index``: this draft's rows, computed from the target's kept rows
+        the first time each is asked for."""
+        index, kept = self.target.row_index(windows, temperature)
+        table = self._rows.get(id(kept))
+        if table is None:
+            table = self._rows[id(kept)] = _RowTable(len(self.vocab))
+            table.of, table.mine = kept, np.zeros(0, dtype=np.intp)  # kept stays alive while its id is a key
+        if table.mine.size < kept.n:  # my row for each of the target's (-1: not computed yet)
+            table.mine = np.concatenate([table.mine, np.full(kept.n - table.mine.size, -1, dtype=np.intp)])
+        new = np.unique(index[table.mine[index] < 0])
+        if new.size:  # q = α·p, plus 1 − α on JUNK
+            q = self.alpha * kept.rows[new]
+            q[:, self._junk] += 1.0 - self.alpha
+            table.mine[new] = np.arange(table.n, table.n + new.size)
+            table.extend(q)
+        return table.mine[index], table
 
 
 def earlier_match_end(seq: list, n: int) -> int | None:
