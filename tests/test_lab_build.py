@@ -648,7 +648,7 @@ def test_pure_python_wheels_are_served_to_be_imported_from_and_the_kernel_loader
                 if not any(".so" in n.rsplit("/", 1)[-1] for n in wheel.namelist()):
                     pure.add(name)
     assert ZIP_IMPORTED <= pure
-    assert pure - ZIP_IMPORTED == {"pytz", "specdec-lab"}      # zoneinfo/ and fonts/ opened by path
+    assert pure - ZIP_IMPORTED == {"specdec-lab"}      # its fonts/ opened by path (pytz: not shipped)
     assert {"ipython", "prompt-toolkit", "pygments", "traitlets", "micropip"} <= ZIP_IMPORTED
     loader = (pyodide / build_lab.PYODIDE_LOADER).read_text()
     assert f"const ZIP_IMPORTED = {json.dumps(CFG['kernel']['zip_imported'])};" in loader
