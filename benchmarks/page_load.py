@@ -205,7 +205,7 @@ def watch(page) -> None:
     page.on("response", on_response)
 
 
-def one_visit(name: str, url: str, profile: str, bound: float) -> dict:
+def one_visit(name: str, url: str, profile: str, bound: float, reload_too: bool = True) -> dict:
     """In the child process: (cold, reload, bytes) for one fresh profile."""
     from playwright.sync_api import sync_playwright
     with sync_playwright() as playwright:
@@ -237,15 +237,18 @@ def one_visit(name: str, url: str, profile: str, bound: float) -> dict:
                 page = context.pages[0] if context.pages else context.new_page()
                 cold = measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb", bound, snapshot)
                 bytes_cold = dict(received)
-                reload = measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb", bound)
+                reload = (measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb", bound)
+                          if reload_too else dict.fromkeys(COLUMNS, NAN))
             else:
                 step("lesson page loaded", bound)
                 lab = LabPage.open(context, url)
                 cold = measure_lesson(lab, bound, snapshot)
                 bytes_cold = dict(received)
-                step("lesson page reloaded", bound)
-                lab.reload()
-                reload = measure_lesson(lab, bound)
+                reload = dict.fromkeys(COLUMNS, NAN)
+                if reload_too:
+                    step("lesson page reloaded", bound)
+                    lab.reload()
+                    reload = measure_lesson(lab, bound)
                 outside = lab.outside
             step("closing the browser", bound)
         finally:
@@ -273,7 +276,8 @@ def child_main(args) -> int:
         if args.visit == "sliders":
             report(result=slider_visit(args.url, args.slider_steps))
             return 0
-        report(result=one_visit(args.visit, args.url, args.profile, args.step_timeout))
+        report(result=one_visit(args.visit, args.url, args.profile, args.step_timeout,
+                                reload_too=not args.no_reload))
     except Exception as error:   # a wait's own timeout, a crashed page, …: the parent retries
         report(error=f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:300]}")
         return 1
@@ -293,6 +297,7 @@ def visit(name: str, url: str, args, kind: str | None = None, link=LINKS["loopba
         with tempfile.TemporaryDirectory(prefix="specdec-profile-", ignore_cleanup_errors=True) as profile:
             argv = [sys.executable, __file__, "--visit", kind or name, "--url", url, "--profile", profile,
                     "--step-timeout", str(step_bound), "--slider-steps", str(args.slider_steps)]
+            argv += ["--no-reload"] if args.no_reload else []
             outcome = run_bounded(argv, Path(profile), visit_bound=bound)
         if outcome.result is not None:
             return outcome.result, notes
@@ -342,6 +347,7 @@ def main() -> int:
                              "NAME=SITE_FOLDER#nocache serves it with every file revalidated, "
                              "#nogzip without compression (flags join with commas)")
     parser.add_argument("--no-stock", action="store_true")
+    parser.add_argument("--no-reload", action="store_true", help="cold visits only (no reload after each)")
     parser.add_argument("--links", default="loopback",
                         help="comma-separated link profiles, each site measured on each in the same run: "
                              + ", ".join(link.describe() for link in LINKS.values()))
