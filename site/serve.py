@@ -86,7 +86,8 @@ GZIP = GzipCache()
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files with the right types. Content-addressed files are cached for a year; the rest
     is `no-cache` (revalidated, 304 when unchanged) so an edit shows on the next reload. Text and
-    WebAssembly go gzip-compressed to browsers that accept it (`Vary: Accept-Encoding`). With live
+    WebAssembly go compressed to browsers that accept it (`Vary: Accept-Encoding`): the build's
+    Brotli sibling (name.br) when the browser takes br, else gzip. With live
     reload, lesson pages get a small script that reloads them after a rebuild."""
 
     extensions_map = {
@@ -131,6 +132,16 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Vary", "Accept-Encoding")
             self.end_headers()
             return None
+        sibling = path + ".br"    # precompressed by the build (site/brotli_siblings.py)
+        if self._accepts("br") and os.path.isfile(sibling) and os.stat(sibling).st_mtime >= st.st_mtime:
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Vary", "Accept-Encoding")
+            self.send_header("Content-Encoding", "br")
+            self.send_header("Content-Length", str(os.stat(sibling).st_size))
+            self.send_header("Last-Modified", self.date_time_string(st.st_mtime))
+            self.end_headers()
+            return open(sibling, "rb")
         gzipped = self._accepts_gzip()
         body = GZIP.get(path, st) if gzipped else None
         self.send_response(200)
@@ -159,9 +170,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         return path if os.path.isfile(path) else None
 
     def _accepts_gzip(self) -> bool:
+        return self._accepts("gzip")
+
+    def _accepts(self, coding: str) -> bool:
         for offer in self.headers.get("Accept-Encoding", "").split(","):
             name, _, params = offer.partition(";")
-            if name.strip() == "gzip":
+            if name.strip() == coding:
                 try:
                     return float(params.replace(" ", "").removeprefix("q=") or 1) > 0
                 except ValueError:
