@@ -66,17 +66,26 @@ class GzipCache:
 
     def __init__(self):
         self.bodies: dict[str, tuple[tuple, bytes]] = {}
+        self.locks: dict[str, threading.Lock] = {}
         self.lock = threading.Lock()
 
     def get(self, path: str, st: os.stat_result) -> bytes:
         stamp = (st.st_size, st.st_mtime_ns)
-        with self.lock:    # one compression per file even when requests race
+        with self.lock:
+            cached = self.bodies.get(path)
+            if cached and cached[0] == stamp:
+                return cached[1]
+            file_lock = self.locks.setdefault(path, threading.Lock())
+        # one compression per file even when requests race; other files' requests do not wait
+        # for it (30 students asking at once for files not yet compressed)
+        with file_lock:
             cached = self.bodies.get(path)
             if cached and cached[0] == stamp:
                 return cached[1]
             with open(path, "rb") as f:
                 body = gzip.compress(f.read(), compresslevel=6, mtime=0)
-            self.bodies[path] = (stamp, body)
+            with self.lock:
+                self.bodies[path] = (stamp, body)
             return body
 
 
@@ -285,8 +294,14 @@ def make_server(root: Path, port: int, host: str = "127.0.0.1", reloader: Reload
                 cache_hashed: bool = True, compress: bool = True) -> http.server.ThreadingHTTPServer:
     options = {"reloader": reloader, "cache_hashed": cache_hashed, "compress": compress}
     handler = functools.partial(type("Handler", (SiteHandler,), options), directory=str(root))
-    http.server.ThreadingHTTPServer.daemon_threads = True
-    return http.server.ThreadingHTTPServer((host, port), handler)
+    return SiteServer((host, port), handler)
+
+
+class SiteServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    # a classroom opens ~180 connections at once (30 browsers × 6); socketserver's backlog of 5
+    # would drop most of their SYNs, each retried a second or more later
+    request_queue_size = 256
 
 
 def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
