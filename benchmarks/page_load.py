@@ -1,6 +1,7 @@
 """How fast lesson 1's 實驗場 comes alive, in headless Debian Chromium, against a stock JupyterLite.
 
     python benchmarks/page_load.py [--runs 3] [--site build/site] [--variant NAME=SITE ...]
+                                   [--links loopback,broadband,4g,slow]
 
 For each site and a cold profile (a fresh browser profile folder) then a reload (same profile),
 the seconds from opening lesson 1 until
@@ -11,7 +12,15 @@ the seconds from opening lesson 1 until
   - output:   the first live output of the kernel, Run all having been pressed at once (it waits
               for Python); lesson 1's first output comes after its imports;
   - all:      every cell has run;
-and the bytes the browser received for the lesson page alone and for the whole visit.
+and the bytes the browser received for the lesson page alone, for the whole visit, and before the
+first live output.
+
+Links (--links, one table row per site and link): `loopback` is 127.0.0.1 as it is; `broadband`
+(50 Mbit/s, +10 ms), `4g` (20 Mbit/s, +50 ms) and `slow` (5 Mbit/s, +100 ms round trip) put the
+throttling proxy of benchmarks/throttle.py between the browser and the server: an asyncio proxy in
+this process, one token bucket per direction shared by every connection, the latency added to
+every chunk. Nothing is changed on the machine (no tc qdisc: the loopback is shared), and the proxy
+ends with the benchmark. Every site is measured on every link in the same run, interleaved.
 The stock recipe (../shared/reference/jupyterlite-offline: JupyterLite defaults, the same Pyodide,
 `import numpy, matplotlib` as its first output) is built into build/bench/stock and measured in the
 same run, runs interleaved; the ratios are ours / stock. Medians of --runs. Prints, asserts nothing.
@@ -48,6 +57,7 @@ from support.lab import SITE, LabPage, serve_site, wait_until  # noqa: E402
 from support.server import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 from lab import build_lab  # noqa: E402  (site/lab)
 from bounded import report, run_bounded, step  # noqa: E402  (benchmarks/bounded.py)
+from throttle import LINKS, throttled  # noqa: E402  (benchmarks/throttle.py)
 
 STOCK = ROOT / "build" / "bench" / "stock"
 COLUMNS = ["toy", "preview", "notebook", "kernel", "output", "all"]
@@ -135,7 +145,7 @@ STOCK_STATE = """() => {
 STOCK_RUN_ALL = "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return true; }"
 
 
-def measure_stock(page, url: str, bound: float) -> dict:
+def measure_stock(page, url: str, bound: float, at_output=lambda: None) -> dict:
     """The reference's way: open the notebook page, wait for the kernel object (Run before it
     exists would open 'Select Kernel'), Run all, time the first output."""
     t0 = time.time()
@@ -148,6 +158,7 @@ def measure_stock(page, url: str, bound: float) -> dict:
     wait_until(lambda: state().get("out1"), step("stock first output", bound), step=0.05,
                what=f"stock first output (kernel {state().get('kernel')})")
     output = time.time() - t0
+    at_output()
     wait_until(lambda: state().get("out2"), step("stock plot", bound), what="stock plot")
     return {"toy": NAN, "preview": NAN, "notebook": notebook, "kernel": NAN, "output": output,
             "all": time.time() - t0}
@@ -155,13 +166,14 @@ def measure_stock(page, url: str, bound: float) -> dict:
 
 # ours -------------------------------------------------------------------------------------------------
 
-def measure_lesson(lab: LabPage, bound: float) -> dict:
+def measure_lesson(lab: LabPage, bound: float, at_output=lambda: None) -> dict:
     toy = lab.widgets_mounted(step("toy and quiz mounted", bound))
     has_preview = lab.page.evaluate("() => !!document.querySelector('.sd-lab[data-preview]')")
     preview = lab.preview_shown(step("notebook preview", bound)) if has_preview else NAN  # (an older build: none)
     lab.run_all(early=True, timeout=step("Run all pressed in the lab", bound))
     notebook = lab.wait_for("notebookShown", timeout=step("live notebook shown", bound))
     output = lab.first_output(step("first live output", bound))
+    at_output()
     kernel = lab.wait_for("stage", "ready", timeout=step("kernel ready", bound))
     lab.wait_all_run(step("every cell run", bound))
     return {"toy": toy, "preview": preview, "notebook": notebook, "kernel": kernel, "output": output,
@@ -193,7 +205,7 @@ def watch(page) -> None:
     page.on("response", on_response)
 
 
-def one_visit(name: str, url: str, profile: str, bound: float) -> dict:
+def one_visit(name: str, url: str, profile: str, bound: float, reload_too: bool = True) -> dict:
     """In the child process: (cold, reload, bytes) for one fresh profile."""
     from playwright.sync_api import sync_playwright
     with sync_playwright() as playwright:
@@ -218,24 +230,30 @@ def one_visit(name: str, url: str, profile: str, bound: float) -> dict:
             received[part] += sizes["responseBodySize"] + sizes["responseHeadersSize"]
         context.on("requestfinished", count)
         outside = []
+        before_output = {}
+        snapshot = lambda: before_output.update(received) if not before_output else None  # noqa: E731
         try:
             if name == "stock":
                 page = context.pages[0] if context.pages else context.new_page()
-                cold = measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb", bound)
+                cold = measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb", bound, snapshot)
                 bytes_cold = dict(received)
-                reload = measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb", bound)
+                reload = (measure_stock(page, url + "notebooks/index.html?path=lesson1.ipynb", bound)
+                          if reload_too else dict.fromkeys(COLUMNS, NAN))
             else:
                 step("lesson page loaded", bound)
                 lab = LabPage.open(context, url)
-                cold = measure_lesson(lab, bound)
+                cold = measure_lesson(lab, bound, snapshot)
                 bytes_cold = dict(received)
-                step("lesson page reloaded", bound)
-                lab.reload()
-                reload = measure_lesson(lab, bound)
+                reload = dict.fromkeys(COLUMNS, NAN)
+                if reload_too:
+                    step("lesson page reloaded", bound)
+                    lab.reload()
+                    reload = measure_lesson(lab, bound)
                 outside = lab.outside
             step("closing the browser", bound)
         finally:
             context.close()
+    bytes_cold["before_output"] = sum(before_output.values())
     return {"cold": cold, "reload": reload, "bytes": bytes_cold, "outside": outside}
 
 
@@ -258,23 +276,28 @@ def child_main(args) -> int:
         if args.visit == "sliders":
             report(result=slider_visit(args.url, args.slider_steps))
             return 0
-        report(result=one_visit(args.visit, args.url, args.profile, args.step_timeout))
+        report(result=one_visit(args.visit, args.url, args.profile, args.step_timeout,
+                                reload_too=not args.no_reload))
     except Exception as error:   # a wait's own timeout, a crashed page, …: the parent retries
         report(error=f"{type(error).__name__}: {(str(error).splitlines() or [''])[0][:300]}")
         return 1
     return 0
 
 
-def visit(name: str, url: str, args, kind: str | None = None) -> tuple[dict | None, list[str]]:
+def visit(name: str, url: str, args, kind: str | None = None, link=LINKS["loopback"]) -> tuple[dict | None, list[str]]:
     """One visit (cold, then reload; kind "sliders": the slider latency) in a child process with
     every step bounded; a visit that fails or gets stuck is retried once with a fresh browser
     profile. Returns (the visit's result or None, what went wrong on the way)."""
     notes = []
     bound = SLIDER_BOUND + 60 if kind == "sliders" else args.visit_timeout
+    # a shaped link adds the time ~50 MB take on it, to every step and twice to the visit
+    allowance = 50e6 * 8 / link.rate if link.rate else 0
+    step_bound, bound = args.step_timeout + allowance, bound + 2 * allowance
     for attempt in (1, 2):
         with tempfile.TemporaryDirectory(prefix="specdec-profile-", ignore_cleanup_errors=True) as profile:
             argv = [sys.executable, __file__, "--visit", kind or name, "--url", url, "--profile", profile,
-                    "--step-timeout", str(args.step_timeout), "--slider-steps", str(args.slider_steps)]
+                    "--step-timeout", str(step_bound), "--slider-steps", str(args.slider_steps)]
+            argv += ["--no-reload"] if args.no_reload else []
             outcome = run_bounded(argv, Path(profile), visit_bound=bound)
         if outcome.result is not None:
             return outcome.result, notes
@@ -283,6 +306,32 @@ def visit(name: str, url: str, args, kind: str | None = None) -> tuple[dict | No
         print(f"  ! {name}: attempt {attempt} {outcome.failure}{seen}"
               + ("; retrying with a fresh profile" if attempt == 1 else "; given up"), flush=True)
     return None, notes
+
+
+def print_links(by_link: dict, links: list, sites: dict) -> None:
+    """One row per link and site: cold first live output, cold Run all, MB received before the
+    first output and in the whole cold visit, and the first output's ratio to stock's."""
+    def med(rows):
+        return statistics.median(rows) if rows else NAN
+    print("\nlesson 1 per link, cold (fresh profile): seconds from opening the page, MB received "
+          "(median of the runs that completed, n):")
+    header = ["link", "site", "first output s", "Run all s", "MB before output", "MB visit",
+              "output ÷ stock", "n"]
+    print(f"{header[0]:36}{header[1]:10}" + "".join(f"{h:>17}" for h in header[2:]))
+    for link in links:
+        results = by_link[link.name]
+        stock_output = med([c["output"] for c in results.get("stock", {}).get("cold", [])])
+        for name in sites:
+            rows = results[name]
+            if not rows["cold"]:
+                continue
+            output = med([c["output"] for c in rows["cold"]])
+            cells = [output, med([c["all"] for c in rows["cold"]]),
+                     med([b["before_output"] for b in rows["bytes"]]) / 1e6,
+                     med([b["lesson"] + b["lab"] for b in rows["bytes"]]) / 1e6,
+                     output / stock_output if "stock" in sites else NAN]
+            print(f"{link.describe():36}{name:10}" + "".join(f"{c:17.2f}" for c in cells)
+                  + f"{len(rows['cold']):17d}")
 
 
 def folder_mb(path: Path) -> float:
@@ -298,6 +347,10 @@ def main() -> int:
                              "NAME=SITE_FOLDER#nocache serves it with every file revalidated, "
                              "#nogzip without compression (flags join with commas)")
     parser.add_argument("--no-stock", action="store_true")
+    parser.add_argument("--no-reload", action="store_true", help="cold visits only (no reload after each)")
+    parser.add_argument("--links", default="loopback",
+                        help="comma-separated link profiles, each site measured on each in the same run: "
+                             + ", ".join(link.describe() for link in LINKS.values()))
     parser.add_argument("--step-timeout", type=float, default=120,
                         help="seconds any one step of a visit may take (default 120)")
     parser.add_argument("--visit-timeout", type=float, default=480,
@@ -320,32 +373,42 @@ def main() -> int:
             print("building the stock recipe into build/bench/stock …", flush=True)
             build_stock()
         sites["stock"] = STOCK
-    results = {name: {"cold": [], "reload": [], "bytes": []} for name in sites}
+    links = [LINKS[name.strip()] for name in args.links.split(",")]
+    by_link = {link.name: {name: {"cold": [], "reload": [], "bytes": []} for name in sites} for link in links}
     visits, retried, failed = 0, [], []
     for run in range(args.runs):
         order = list(sites.items())
         order = order[run % len(order):] + order[:run % len(order)]   # each site takes each slot
-        for name, folder in order:
-            folder, _, flags = str(folder).partition("#")
-            folder, flags = Path(folder), flags.split(",")
-            with serve_site(folder, cache_hashed="nocache" not in flags,
-                            compress="nogzip" not in flags) as base:
-                got, notes = visit(name, base, args)
-            visits += 1
-            if notes:
-                retried.append(f"run {run + 1} {name}: {notes[0]}")
-            if got is None:
-                failed.append(f"run {run + 1} {name}: {notes[-1]}")
-                print(f"run {run + 1} {name:>8}: no result (both attempts failed)", flush=True)
-                continue
-            cold, reload = got["cold"], got["reload"]
-            results[name]["cold"].append(cold)
-            results[name]["reload"].append(reload)
-            results[name]["bytes"].append(got["bytes"])
-            if got["outside"]:
-                print(f"  ! {len(got['outside'])} requests left 127.0.0.1: {got['outside'][:3]}")
-            print(f"run {run + 1} {name:>8}: cold " + " ".join(f"{k} {cold[k]:5.1f}" for k in COLUMNS)
-                  + " | reload " + " ".join(f"{k} {reload[k]:5.1f}" for k in COLUMNS), flush=True)
+        for link in links:
+            for name, folder in order:
+                folder, _, flags = str(folder).partition("#")
+                folder, flags = Path(folder), flags.split(",")
+                with serve_site(folder, cache_hashed="nocache" not in flags,
+                                compress="nogzip" not in flags) as base, throttled(base, link) as url:
+                    got, notes = visit(name, url, args, link=link)
+                visits += 1
+                where = f"run {run + 1} {link.name} {name}"
+                if notes:
+                    retried.append(f"{where}: {notes[0]}")
+                if got is None:
+                    failed.append(f"{where}: {notes[-1]}")
+                    print(f"{where}: no result (both attempts failed)", flush=True)
+                    continue
+                cold, reload = got["cold"], got["reload"]
+                results = by_link[link.name]
+                results[name]["cold"].append(cold)
+                results[name]["reload"].append(reload)
+                results[name]["bytes"].append(got["bytes"])
+                if got["outside"]:
+                    print(f"  ! {len(got['outside'])} requests left 127.0.0.1: {got['outside'][:3]}")
+                print(f"{where}: cold " + " ".join(f"{k} {cold[k]:5.1f}" for k in COLUMNS)
+                      + f" ({got['bytes']['before_output'] / 1e6:.1f} MB before output)"
+                      + " | reload " + " ".join(f"{k} {reload[k]:5.1f}" for k in COLUMNS), flush=True)
+    if len(links) > 1:
+        print_links(by_link, links, sites)
+    results = by_link[links[0].name]
+    if len(links) > 1:
+        print(f"\n(the tables below: the {links[0].describe()} link)")
 
     def med(rows, key):
         return statistics.median(r[key] for r in rows) if rows else NAN

@@ -26,6 +26,7 @@ SITE = BUILD / "site"    # the static site; the lab as built (BUILD / "lab") is 
 sys.path.insert(0, str(ROOT / "site"))
 from lab.build_lab import build_lab, pyodide_dir  # noqa: E402
 from lab.fetch import BuildError  # noqa: E402
+import brotli_siblings  # noqa: E402  (site/brotli_siblings.py)
 
 
 def build_lessons(site: Path) -> bool:
@@ -69,6 +70,8 @@ def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "note
     if lessons:
         build_lessons(site)
     place_lab(build_dir / "lab", site)
+    siblings = brotli_siblings.write_siblings(site)
+    print(f"  Brotli：{siblings['files']} 個 .br 檔（比 gzip 少 {siblings['saved'] / 1e6:.1f} MB）", file=sys.stderr)
     total = folder_bytes(site) / 1e6
     pyodide = folder_bytes(pyodide_dir(site / "lab")) / 1e6
     print(f"{site}：{total:.1f} MB（其中 Pyodide {pyodide:.1f} MB），{time.time() - t0:.1f} 秒",

@@ -66,17 +66,26 @@ class GzipCache:
 
     def __init__(self):
         self.bodies: dict[str, tuple[tuple, bytes]] = {}
+        self.locks: dict[str, threading.Lock] = {}
         self.lock = threading.Lock()
 
     def get(self, path: str, st: os.stat_result) -> bytes:
         stamp = (st.st_size, st.st_mtime_ns)
-        with self.lock:    # one compression per file even when requests race
+        with self.lock:
+            cached = self.bodies.get(path)
+            if cached and cached[0] == stamp:
+                return cached[1]
+            file_lock = self.locks.setdefault(path, threading.Lock())
+        # one compression per file even when requests race; other files' requests do not wait
+        # for it (30 students asking at once for files not yet compressed)
+        with file_lock:
             cached = self.bodies.get(path)
             if cached and cached[0] == stamp:
                 return cached[1]
             with open(path, "rb") as f:
                 body = gzip.compress(f.read(), compresslevel=6, mtime=0)
-            self.bodies[path] = (stamp, body)
+            with self.lock:
+                self.bodies[path] = (stamp, body)
             return body
 
 
@@ -86,7 +95,8 @@ GZIP = GzipCache()
 class SiteHandler(http.server.SimpleHTTPRequestHandler):
     """Static files with the right types. Content-addressed files are cached for a year; the rest
     is `no-cache` (revalidated, 304 when unchanged) so an edit shows on the next reload. Text and
-    WebAssembly go gzip-compressed to browsers that accept it (`Vary: Accept-Encoding`). With live
+    WebAssembly go compressed to browsers that accept it (`Vary: Accept-Encoding`): the build's
+    Brotli sibling (name.br) when the browser takes br, else gzip. With live
     reload, lesson pages get a small script that reloads them after a rebuild."""
 
     extensions_map = {
@@ -98,6 +108,17 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     reloader: "Reloader | None" = None
     cache_hashed = True     # False: revalidate everything (to measure what the long cache is worth)
     compress = True         # False: send every file as it is (to measure what compression is worth)
+
+    def handle(self):
+        """A browser that leaves mid-download (a closed tab, a student's Wi-Fi dropping) costs the
+        terminal one short line, not the BrokenPipe or ConnectionReset traceback socketserver
+        prints: with a classroom on the server that would bury every other message."""
+        try:
+            super().handle()
+        except ConnectionError:
+            self.close_connection = True
+            path = getattr(self, "path", "")
+            sys.stderr.write(f"{self.client_address[0]} 中途離開：{path[:80]}\n")
 
     def send_response(self, code, message=None):
         self.status = code
@@ -120,6 +141,16 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
             self.send_header("Vary", "Accept-Encoding")
             self.end_headers()
             return None
+        sibling = path + ".br"    # precompressed by the build (site/brotli_siblings.py)
+        if self._accepts("br") and os.path.isfile(sibling) and os.stat(sibling).st_mtime >= st.st_mtime:
+            self.send_response(200)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Vary", "Accept-Encoding")
+            self.send_header("Content-Encoding", "br")
+            self.send_header("Content-Length", str(os.stat(sibling).st_size))
+            self.send_header("Last-Modified", self.date_time_string(st.st_mtime))
+            self.end_headers()
+            return open(sibling, "rb")
         gzipped = self._accepts_gzip()
         body = GZIP.get(path, st) if gzipped else None
         self.send_response(200)
@@ -148,9 +179,12 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         return path if os.path.isfile(path) else None
 
     def _accepts_gzip(self) -> bool:
+        return self._accepts("gzip")
+
+    def _accepts(self, coding: str) -> bool:
         for offer in self.headers.get("Accept-Encoding", "").split(","):
             name, _, params = offer.partition(";")
-            if name.strip() == "gzip":
+            if name.strip() == coding:
                 try:
                     return float(params.replace(" ", "").removeprefix("q=") or 1) > 0
                 except ValueError:
@@ -260,8 +294,14 @@ def make_server(root: Path, port: int, host: str = "127.0.0.1", reloader: Reload
                 cache_hashed: bool = True, compress: bool = True) -> http.server.ThreadingHTTPServer:
     options = {"reloader": reloader, "cache_hashed": cache_hashed, "compress": compress}
     handler = functools.partial(type("Handler", (SiteHandler,), options), directory=str(root))
-    http.server.ThreadingHTTPServer.daemon_threads = True
-    return http.server.ThreadingHTTPServer((host, port), handler)
+    return SiteServer((host, port), handler)
+
+
+class SiteServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    # a classroom opens ~180 connections at once (30 browsers × 6); socketserver's backlog of 5
+    # would drop most of their SYNs, each retried a second or more later
+    request_queue_size = 256
 
 
 def parse_options(argv: list[str] | None = None) -> argparse.Namespace:

@@ -106,3 +106,43 @@ def test_serve_listens_on_loopback_unless_told_otherwise(monkeypatch):
         assert server.server_address[0] == "0.0.0.0"
     finally:
         server.server_close()
+
+
+@pytest.mark.parametrize("name", ["big.bin", "big.js"])     # sent as it is, and gzip-compressed
+def test_serve_says_one_short_line_when_a_client_leaves_mid_download(tmp_path, capfd, name):
+    """A student who closes the tab while Pyodide downloads costs the teacher's terminal one short
+    line, not a BrokenPipe/ConnectionReset traceback (README 教室)."""
+    import socket
+    import struct
+    import threading
+    import time
+
+    sys.path.insert(0, str(ROOT / "site"))
+    import serve  # site/serve.py
+
+    # 16 MB that gzip cannot shrink much: more than the sockets buffer, so the server is still
+    # writing when the client goes
+    (tmp_path / name).write_bytes(os.urandom(16 * 1024 * 1024))
+    server = serve.make_server(tmp_path, 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as client:
+            client.sendall(f"GET /{name} HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n".encode())
+            assert client.recv(65536).startswith(b"HTTP/1.0 200")
+            # leave with a reset (SO_LINGER 0), as a closed tab or a dropped Wi-Fi does
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        deadline = time.monotonic() + 20
+        said = ""
+        while time.monotonic() < deadline:   # until the server has said what it says about it
+            said += capfd.readouterr().err
+            if "中途離開" in said or said.count("-" * 40) >= 2:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail(f"the server said nothing about the client that left within 20 s: {said!r}")
+    finally:
+        server.shutdown()
+        server.server_close()
+    lines = said.strip().splitlines()
+    assert "Traceback" not in said and len(lines) == 1 and len(lines[0]) <= 120, said
+    assert name in lines[0]

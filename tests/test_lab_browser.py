@@ -479,7 +479,7 @@ def kernel_prints(lab: LabPage, code: str) -> str:
 
 ZIP_PROBE = r"""
 import importlib.metadata, inspect, json, pydoc, sys, traceback
-import IPython, traitlets, micropip, pygments, numpy, matplotlib, specdec_lab, pytz
+import IPython, traitlets, micropip, pygments, numpy, matplotlib, specdec_lab
 try:
     traitlets.Int().validate(None, "not a number")
 except traitlets.TraitError:
@@ -504,7 +504,7 @@ print(json.dumps({
     "zipimport": {"checked": len(zipped), "differ": differ, "kept": wheel._files is files,
                   "reread": second_module.X},
     "files": {m.__name__: m.__file__ for m in (IPython, traitlets, micropip, pygments, numpy, matplotlib,
-                                                specdec_lab, pytz)},
+                                                specdec_lab)},
     "vendored": list(sys.modules["micropip._vendored"].__path__),    # a folder without __init__.py
     "version": importlib.metadata.version("ipython"),
     "listed": {name: p.version for name, p in micropip.list().items()},
@@ -517,7 +517,7 @@ print(json.dumps({
 
 def test_pure_python_packages_are_imported_from_their_wheels(lesson, site):
     """runtime.toml [kernel] zip_imported: the kernel imports IPython, traitlets, micropip ... from
-    the wheel as served (nothing unzipped), numpy, matplotlib, specdec_lab and pytz from unzipped
+    the wheel as served (nothing unzipped), numpy, matplotlib and specdec_lab from unzipped
     files; package metadata, micropip's list, source, help and tracebacks work as before."""
     import ast
     sys.path.insert(0, str(ROOT / "site"))
@@ -533,7 +533,7 @@ def test_pure_python_packages_are_imported_from_their_wheels(lesson, site):
     site_packages = "/lib/python3.12/site-packages"
     zip_imported = {pyodide_dist.normalize(n) for n in build_lab.load_config()["kernel"]["zip_imported"]}
     assert {"ipython", "traitlets", "micropip", "pygments"} <= zip_imported
-    assert not {"numpy", "matplotlib", "specdec-lab", "pytz"} & zip_imported
+    assert not {"numpy", "matplotlib", "specdec-lab"} & zip_imported
     for module, file in seen["files"].items():
         package = pyodide_dist.normalize({"IPython": "ipython", "specdec_lab": "specdec-lab"}.get(module, module))
         if package in zip_imported:
