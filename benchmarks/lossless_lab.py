@@ -33,9 +33,8 @@ BENCH = ROOT / "build" / "bench"
 NOTEBOOKS = ["lossless.ipynb", "lesson1.ipynb", "your_gpu.ipynb"]
 
 
-def base_commit() -> str:
-    return subprocess.run(["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True,
-                          check=True).stdout.strip()
+# the last commit before the batched decoder (issue 18): the lossless lab's one-sequence-at-a-time code
+BEFORE_BATCHING = "8bc7650"
 
 
 def unpack(rev: str) -> Path:
@@ -121,14 +120,14 @@ def print_table(title: str, labels: list[str], old: list, new: list) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", default=None, help="the old side's commit (default: merge-base with main)")
+    parser.add_argument("--base", default=None, help=f"the old side's commit (default {BEFORE_BATCHING}, before the batched decoder)")
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--notebooks", nargs="*", default=["lossless.ipynb"], help=f"of {NOTEBOOKS}")
     parser.add_argument("--pyodide", nargs="?", type=Path, const=ROOT / "build" / "site", default=None,
                         metavar="SITE", help="also in the Pyodide of this built site (default build/site)")
     parser.add_argument("--no-cpython", action="store_true")
     args = parser.parse_args()
-    rev = args.base or base_commit()
+    rev = args.base or BEFORE_BATCHING
     old_tree = unpack(rev)
     print(f"old: {rev[:10]} ({old_tree}), new: the working tree ({ROOT})")
     for notebook in args.notebooks:
