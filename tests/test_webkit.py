@@ -263,10 +263,8 @@ def test_an_edit_survives_a_move_to_another_page_and_back(browser, base_url):
         index = lab.in_app(FIRST_CODE_CELL)
         original = lab.state()["cells"][index]["source"]
         lab.in_app("return nb.content.scrollToItem(arg, 'start').catch(() => null).then(() => true);", index)
-        lab.page.type_in_frame(".sd-lab__frame", f'.jp-Cell[data-windowed-list-index="{index}"] .cm-content', "")
-        lab.page.press("Control+End")
-        lab.page.press("Enter")
-        lab.page.type("# kept")
+        lab.page.keys_in_frame(".sd-lab__frame", f'.jp-Cell[data-windowed-list-index="{index}"] .cm-content',
+                               "Control+End", "Enter", "# kept")
         edited = original + "\n# kept"
         wait_until(lambda: lab.state()["cells"][index]["source"] == edited, 10, what="the typed edit")
         lab.page.evaluate("() => { window.__sameDocument = true; }")

@@ -317,15 +317,17 @@ class WebKitPage:
         self._do("POST", "/actions", {"actions": [{"type": "key", "id": "keyboard", "actions": actions}]},
                  timeout=timeout, what=f"typing {text!r}")
 
-    def type_in_frame(self, frame: str, selector: str, text: str, timeout: float = 30):
-        """Click `selector` inside the child frame `frame` (a CSS selector in this page) and type
-        `text` there (the lab's editor takes keys only from a click in its own frame)."""
+    def keys_in_frame(self, frame: str, selector: str, *keys: str, timeout: float = 30):
+        """Click `selector` inside the child frame `frame` (a CSS selector in this page), then press
+        each of `keys` there (a key name as press() takes it, or text to type): the lab's editor
+        takes keys only from inside its own frame."""
         ref = self._element(frame, timeout)
         self._do("POST", "/frame", {"id": {"element-6066-11e4-a52e-4f735466cecf": ref}}, what=f"frame {frame}")
         try:
             inner = self._element(selector, timeout)
             self._do("POST", f"/element/{inner}/click", timeout=timeout, what=f"click on {selector}")
-            self.type(text, timeout)
+            for key in keys:
+                self.press(key, timeout) if key in KEYS or "+" in key else self.type(key, timeout)
         finally:
             self._do("POST", "/frame/parent", what="back from the frame")
 
