@@ -45,16 +45,17 @@ quiz-export: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/monte_carlo.py
 
-# Debian's Chromium and Firefox ESR, CJK and emoji fonts, and Node.js with npm for the browser
+# Debian's Chromium, Firefox ESR and WebKitGTK (WebKitWebDriver + MiniBrowser, under Xvfb), CJK and emoji fonts, and Node.js with npm for the browser
 # layer (never `playwright install`, no downloaded browser build)
 browser-deps:
 	@if command -v chromium >/dev/null && command -v firefox-esr >/dev/null && command -v npm >/dev/null \
+	    && command -v WebKitWebDriver >/dev/null && command -v Xvfb >/dev/null \
 	    && fc-list 2>/dev/null | grep -q "Noto Sans CJK" && fc-list 2>/dev/null | grep -q "Noto Color Emoji"; then :; \
 	elif [ "$$(id -u)" = 0 ]; then \
 	  DEBIAN_FRONTEND=noninteractive apt-get update -q && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium firefox-esr fonts-noto-cjk fonts-noto-color-emoji \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium firefox-esr webkit2gtk-driver xvfb fonts-noto-cjk fonts-noto-color-emoji \
 	    $$(command -v npm >/dev/null || echo nodejs npm); \
-	else echo "瀏覽器測試需要 Debian 的 chromium、firefox-esr、fonts-noto-cjk、fonts-noto-color-emoji 與 Node.js（npm）：sudo apt-get install chromium firefox-esr fonts-noto-cjk fonts-noto-color-emoji nodejs npm" >&2; exit 1; fi
+	else echo "瀏覽器測試需要 Debian 的 chromium、firefox-esr、webkit2gtk-driver、xvfb、fonts-noto-cjk、fonts-noto-color-emoji 與 Node.js（npm）：sudo apt-get install chromium firefox-esr webkit2gtk-driver xvfb fonts-noto-cjk fonts-noto-color-emoji nodejs npm" >&2; exit 1; fi
 
 $(PUPPETEER): tests/support/package.json tests/support/package-lock.json
 	cd tests/support && npm ci --no-audit --no-fund --loglevel=error

@@ -59,8 +59,11 @@ PUNCTUATION_WIDTHS = """([selector, marks, inFrame]) => {
       range.setStart(node, i);
       range.setEnd(node, i + 1);
       const size = parseFloat(getComputedStyle(node.parentElement).fontSize);
-      const width = range.getBoundingClientRect().width;
-      if (width === 0) continue;   // not drawn (a cell JupyterLab keeps off screen): the next one
+      // one box: drawn on one line (WebKit adds the end of the line before to a mark that starts
+      // one); none: not drawn (a cell JupyterLab keeps off screen). Else the next one.
+      const boxes = [...range.getClientRects()].filter((r) => r.width > 0);
+      if (boxes.length !== 1) continue;
+      const width = boxes[0].width;
       found[key] = {width, size, em: width / size,
                     context: node.textContent.slice(Math.max(0, i - 6), i + 6)};
     }

@@ -824,3 +824,21 @@ def test_server_types_caching_and_live_reload(tmp_path):
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.build
+def test_the_kernel_loader_leaves_no_pyproxy_to_the_garbage_collector(lab):
+    """WebKit showed "NoGilError: Attempted to use PyProxy when Python GIL not held", uncaught, in
+    the lab before the kernel was ready: the loader's toPy() globals were left to the garbage
+    collector, whose finalizer needs the GIL, and WebKit ran it while Python had released it. Here
+    the engine collects garbage, and runs finalizers, with the GIL released after the loader has
+    started Pyodide (under Node.js, the lab's own files): nothing is thrown. (Without the loader's
+    destroy() calls: two NoGilErrors.)"""
+    import shutil
+    import subprocess
+    packages = build_lab.kernel_settings(lab)["loadPyodideOptions"]["packages"]
+    done = subprocess.run([shutil.which("node"), "--expose-gc", str(ROOT / "tests" / "support" / "loader_gil.mjs"),
+                           str(build_lab.pyodide_dir(lab)), json.dumps(packages)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"errors": []}

@@ -86,10 +86,19 @@ zipimport.zipimporter.invalidate_caches = _keeping(_unchanging, zipimport.zipimp
 _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
                                           {_package_loader.canonicalize_name(n) for n in names}, _unchanging)
 `;
+  // Every PyProxy made here is destroyed once used (`wanted` is kept for good): one left to the
+  // garbage collector is freed by a finalizer that needs the GIL, and WebKit can run finalizers
+  // while Python has let the GIL go (a file of the lab's drive read through a synchronous
+  // request): "NoGilError: Attempted to use PyProxy when Python GIL not held", uncaught.
+  function runIn(pyodide, code, names) {
+    const globals = pyodide.toPy(names);
+    try { return pyodide.runPython(code, { globals }); } finally { globals.destroy(); }
+  }
   function loadOnUse(pyodide) {
     const scope = pyodide.toPy({ on_use: LOADED_ON_USE });
     pyodide.runPython(LOAD_ON_USE_SOURCE + WANTED, { globals: scope });
     const wanted = scope.get('wanted');
+    scope.destroy();
     const fromImports = pyodide.loadPackagesFromImports;
     pyodide.loadPackagesFromImports = async (code, options) => {
       await fromImports.call(pyodide, code, options);
@@ -103,15 +112,13 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     importScripts(options.indexURL + 'pyodide.js');   // defines Pyodide's own self.loadPyodide
     const packages = (options.packages || []).filter((name) => !NOT_LOADED.includes(name));
     const pyodide = await self.loadPyodide({ ...options, packages: [] });
-    pyodide.runPython(IMPORT_FROM_WHEEL, { globals: pyodide.toPy({ names: ZIP_IMPORTED }) });
+    runIn(pyodide, IMPORT_FROM_WHEEL, { names: ZIP_IMPORTED });
     if (packages.length) {
       await pyodide.loadPackage(packages, { messageCallback() {} });   // as loadPyodide does
     }
     if (Object.keys(LOADED_ON_USE).length) loadOnUse(pyodide);
     if (NOT_LOADED.includes('jedi')) {
-      const startup = pyodide.runPython(
-        'import os; os.path.expanduser("~/.ipython/profile_default/startup")',
-        { globals: pyodide.toPy({}) });
+      const startup = runIn(pyodide, 'import os; os.path.expanduser("~/.ipython/profile_default/startup")', {});
       pyodide.FS.mkdirTree(startup);
       pyodide.FS.writeFile(startup + '/00-no-jedi.py', COMPLETER);
     }

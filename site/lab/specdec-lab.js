@@ -227,6 +227,7 @@
     panel.node.setAttribute('lang', 'zh-TW');
     mark('panel');
     panel.context.ready.then(() => { restoreKept(panel); report({ notebookShown: true }); });
+    refitToolbar(panel.toolbar);
     // 8. the lesson page's preview was scrolled to a cell: show the live notebook there
     window.addEventListener('message', (event) => {
       const index = event.data && event.data.specdecLabShowCell;
@@ -251,6 +252,29 @@
     ctx.kernelChanged.connect((_, change) => { if (change.newValue) watchImports(change.newValue); });
     if (ctx.session && ctx.session.kernel) watchImports(ctx.session.kernel);
     onStatus();
+  }
+
+  // 12. The notebook's toolbar folds what does not fit into "⋯", measuring its items when its own
+  // size changes. WebKit had it measure them before they were drawn (0 px wide), and its size never
+  // changed after: on a phone the kernel's name and status wrapped to a second line, on top of the
+  // notebook. So it measures again whenever one of its items (the kernel's name is one added
+  // later) changes width.
+  function refitToolbar(toolbar) {
+    let Widget = toolbar && toolbar.constructor;
+    while (Widget && !Widget.ResizeMessage) Widget = Object.getPrototypeOf(Widget);
+    if (!Widget || typeof ResizeObserver === 'undefined') return;
+    const widths = new WeakMap();
+    const observer = new ResizeObserver((entries) => {
+      const changed = entries.filter((e) => widths.get(e.target) !== e.contentRect.width);
+      entries.forEach((e) => widths.set(e.target, e.contentRect.width));
+      const { clientWidth, clientHeight } = toolbar.node;
+      if (changed.length && clientWidth > 0 && !toolbar.isDisposed) {
+        toolbar.processMessage(new Widget.ResizeMessage(clientWidth, clientHeight));
+      }
+    });
+    const observeItems = () => { for (const item of toolbar.node.children) observer.observe(item); };
+    new MutationObserver(observeItems).observe(toolbar.node, { childList: true });   // items added later
+    observeItems();
   }
 
   // 7. A cell's first import of a package Python has not loaded yet keeps the kernel busy for

@@ -1,0 +1,135 @@
+"""Each lab page's first live output and Run all in Chromium, Firefox and WebKit, in one run.
+
+    python benchmarks/engines.py [--runs 2] [--pages lesson1,lossless,your-gpu]
+
+One build of the whole site, served by site/serve.py's server (what `make serve` runs: gzip, cache
+headers; tests/support/webkit.py's serve_recorded, which also puts the WebKit driver's small recorder
+in each HTML page). Per visit a browser with an empty cache: headless Debian Chromium (a new
+Playwright context), firefox-esr (a new browser context, puppeteer-core), WebKitGTK's MiniBrowser
+(a new WebDriver session under Xvfb). Run all is pressed at once (it waits for Python). Seconds from
+opening the page until: the notebook is shown (JupyterLite's JS), the kernel's worker starts, Python
+is ready, the first live output, every cell has run. Runs interleaved; medians; ratios against
+Chromium. Then, where the time goes: the same page's WebAssembly.compile of pyodide.asm.wasm
+(compileStreaming from the server, and compile of the bytes already fetched) in each engine.
+Prints, asserts nothing. The machine may be shared: compare within one run.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from support.firefox import FirefoxLab, firefox  # noqa: E402
+from support.lab import LabPage  # noqa: E402
+from support.server import chromium  # noqa: E402
+from support.site import build_site  # noqa: E402
+from support.webkit import WebKit, WebKitLab, serve_recorded, xvfb  # noqa: E402
+
+PAGES = {"lesson1": "", "lossless": "lossless-lab/", "your-gpu": "your-gpu/"}
+KEYS = ("shown", "start", "kernel", "output", "all")
+
+# in a page of the site: how long the engine takes to compile Pyodide's WebAssembly
+COMPILE = """async (url) => {
+  const t0 = performance.now();
+  await WebAssembly.compileStreaming(fetch(url, {cache: 'no-store'}));
+  const t1 = performance.now();
+  const bytes = await (await fetch(url, {cache: 'no-store'})).arrayBuffer();
+  const t2 = performance.now();
+  await WebAssembly.compile(bytes);
+  const t3 = performance.now();
+  return {streaming: (t1 - t0) / 1000, fetch: (t2 - t1) / 1000, compile: (t3 - t2) / 1000,
+          mb: bytes.byteLength / 1e6};
+}"""
+
+
+def visit(lab) -> dict:
+    lab.run_all(early=True)
+    out = {"kernel": lab.wait_for("kernelReady", timeout=300), "output": lab.first_output(timeout=300)}
+    out["shown"] = lab.wait_for("notebookShown", timeout=10)
+    out["start"] = lab.wait_for("stage", "start", timeout=10)
+    lab.wait_all_run(timeout=600)
+    out["all"] = lab.in_app("return Date.now();") / 1000 - lab.navigation_start()
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--pages", default=",".join(PAGES))
+    args = parser.parse_args(argv)
+    pages = args.pages.split(",")
+    engines = ("Chromium", "Firefox", "WebKit")
+    seen = {(e, p): [] for p in pages for e in engines}
+    compiled = {}
+    with tempfile.TemporaryDirectory(prefix="specdec-engines-") as tmp:
+        (Path(tmp) / "site").mkdir()
+        with serve_recorded(Path(tmp) / "site") as (base, server):
+            site = build_site(Path(tmp), site_url=base)
+            wasm = base + str(next(site.glob("lab/static/pyodide-*/pyodide.asm.wasm")).relative_to(site))
+            with chromium() as chrome, firefox() as fox, xvfb() as display:
+                log = Path(tmp) / "webkit-driver.log"
+
+                def one(engine, path):
+                    if engine == "Chromium":
+                        lab = LabPage.open(chrome, base + path)
+                        try:
+                            return visit(lab), lab
+                        finally:
+                            lab.context.close()
+                    if engine == "Firefox":
+                        lab = FirefoxLab.open(fox, base + path)
+                        try:
+                            return visit(lab), lab
+                        finally:
+                            lab.close()
+                    browser = WebKit(display, log)       # a new session: an empty cache
+                    browser.server = server
+                    try:
+                        lab = WebKitLab.open(browser, base + path)
+                        return visit(lab), lab
+                    finally:
+                        browser.close()
+
+                for run in range(args.runs):
+                    for page in pages:
+                        for engine in engines:
+                            result, _ = one(engine, PAGES[page])
+                            seen[(engine, page)].append(result)
+                            print(f"run {run + 1}: {page:9} {engine:8} "
+                                  + "  ".join(f"{k} {result[k]:5.1f}" for k in KEYS), file=sys.stderr)
+                # where the time goes: compiling Pyodide's 8 MB of WebAssembly, per engine
+                page = chrome.new_page()
+                page.goto(base + "knowledge-card/")
+                compiled["Chromium"] = page.evaluate(COMPILE, wasm)
+                page.close()
+                fpage = fox.open(base + "knowledge-card/")
+                compiled["Firefox"] = fpage.evaluate(COMPILE, wasm, timeout=120)
+                fpage.close()
+                browser = WebKit(display, log)
+                browser.server = server
+                try:
+                    compiled["WebKit"] = browser.open(base + "knowledge-card/").evaluate(COMPILE, wasm, timeout=120)
+                finally:
+                    browser.close()
+    print(f"\nseconds from opening the page (median of {args.runs}; Run all pressed at once; "
+          "ratio: first output / Chromium's)")
+    print(f"{'page':10}{'engine':10}" + "".join(f"{k:>9}" for k in KEYS) + f"{'ratio':>8}{'all ratio':>10}")
+    for page in pages:
+        base_output = statistics.median(r["output"] for r in seen[("Chromium", page)])
+        base_all = statistics.median(r["all"] for r in seen[("Chromium", page)])
+        for engine in engines:
+            m = {k: statistics.median(r[k] for r in seen[(engine, page)]) for k in KEYS}
+            print(f"{page:10}{engine:10}" + "".join(f"{m[k]:9.1f}" for k in KEYS)
+                  + f"{m['output'] / base_output:8.2f}{m['all'] / base_all:10.2f}")
+    print("\npyodide.asm.wasm in each engine (s): compileStreaming from the server | fetch | compile of the bytes")
+    for engine, c in compiled.items():
+        print(f"{engine:10}{c['streaming']:8.2f}{c['fetch']:8.2f}{c['compile']:8.2f}   ({c['mb']:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

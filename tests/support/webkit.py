@@ -1,0 +1,406 @@
+"""Debian's WebKitGTK (the engine of Safari and of every iPhone browser) for the browser tests:
+WebKitWebDriver drives MiniBrowser under Xvfb over plain W3C WebDriver (HTTP + JSON, urllib).
+Playwright's WebKit needs a browser build of its own, which cannot be fetched here.
+
+    with serve_recorded(site) as base_url, webkit() as browser:
+        page = browser.open(base_url, width=1440)       # a window of its own
+        page.evaluate("() => document.title")           # the JS function text Playwright takes
+        page.click(".sd-toy button"); page.press("Enter"); page.screenshot(path)
+        page.log()["errors"]                             # uncaught errors of the page and its frames
+
+WebDriver classic has neither page-error events nor init scripts, so serve_recorded (site/serve.py's
+server) puts RECORDER, and the scripts given to `open(init=...)`, first in the <head> of every HTML
+page it sends: RECORDER keeps each uncaught error and unhandled rejection of the page, of its frames
+and of their workers in window.__wk. A window is 447 px wide at least (WebKitGTK's limit): a
+narrower page is shown in an iframe of that size, and the commands then act inside it. Every command
+has a bound and says what it waited for.
+"""
+from __future__ import annotations
+
+import base64
+import contextlib
+import gzip
+import json
+import os
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+from .lab import TIMELINE, LabPage
+from .lab import wait_until as until
+
+DRIVER = shutil.which("WebKitWebDriver") or "/usr/bin/WebKitWebDriver"
+MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
+XVFB = shutil.which("Xvfb") or "/usr/bin/Xvfb"
+MIN_WIDTH = 447                   # WebKitGTK's window is never narrower
+PHONE_PAGE = "__webkit_phone__.html"
+
+RECORDER = """(() => { if (window.__wk) return;
+  const wk = window.__wk = {errors: []};
+  const where = (f, l) => f ? ` (${f.split('/').pop()}:${l})` : '';
+  const note = (text) => { wk.errors.push(String(text));
+    try { if (window.parent !== window && window.parent.__wk) window.parent.__wk.errors.push('frame: ' + text); } catch (e) {} };
+  addEventListener('error', (e) => { if (e.target === window) note(
+      (e.error ? `${e.error.name}: ${e.error.message}` : e.message) + where(e.filename, e.lineno)); });
+  addEventListener('unhandledrejection', (e) => note('unhandled rejection: '
+      + (e.reason && e.reason.message ? `${e.reason.name}: ${e.reason.message}` : e.reason)));
+  const W = window.Worker;
+  if (W) window.Worker = class extends W { constructor(...args) { super(...args);
+      this.addEventListener('error', (e) => note('worker: ' + e.message + where(e.filename, e.lineno))); } };
+})();"""
+
+KEYS = {"Enter": "\ue007", "Tab": "\ue004", "ArrowLeft": "\ue012", "ArrowUp": "\ue013",
+        "ArrowRight": "\ue014", "ArrowDown": "\ue015", "Home": "\ue011", "End": "\ue010",
+        "Escape": "\ue00c", "Backspace": "\ue003", "Shift": "\ue008", "Control": "\ue009",
+        "PageDown": "\ue00f", "PageUp": "\ue00e", " ": " "}
+
+
+def versions() -> dict:
+    """Installed Debian package versions of the three browsers the course is tested in."""
+    out = {}
+    for name in ("webkit2gtk-driver", "chromium", "firefox-esr"):
+        done = subprocess.run(["dpkg-query", "-W", "-f=${Version}", name], capture_output=True, text=True)
+        out[name] = done.stdout.strip() or None
+    return out
+
+
+# --------------------------------------------------------------------------- the server
+
+@contextlib.contextmanager
+def serve_recorded(root: Path, **options):
+    """site/serve.py's server for `root` on a free port, every HTML page with RECORDER (and the
+    browser's current init scripts, lesson pages only) first in its <head>; PHONE_PAGE?src=URL is
+    URL in a 390 x 844 iframe. Yields the base URL; `.init` on the server takes the scripts."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "site"))
+    import serve  # site/serve.py
+
+    state = {"init": []}
+
+    class Handler(serve.SiteHandler):
+        def do_GET(self):
+            url_path = self.path.split("?", 1)[0]
+            if url_path == "/" + PHONE_PAGE:
+                src = self.path.split("src=", 1)[1] if "src=" in self.path else "/"
+                return self._send_html(b'<!doctype html><meta charset="utf-8"><style>body{margin:0}'
+                                       b'iframe{border:0;display:block}</style><iframe width="390" '
+                                       b'height="844" src="' + src.encode() + b'"></iframe>')
+            file = self._file()
+            if not file or not file.endswith(".html"):
+                return super().do_GET()
+            scripts = [RECORDER] + ([] if url_path.startswith("/lab/") else state["init"])
+            head = "".join(f"<script>{s}</script>" for s in scripts).encode()
+            body = Path(file).read_bytes()
+            at = body.find(b"<head>")
+            self._send_html(body[:at + 6] + head + body[at + 6:] if at >= 0 else head + body)
+
+        def _send_html(self, body: bytes):
+            gzipped = self._accepts_gzip()
+            if gzipped:
+                body = gzip.compress(body, compresslevel=6, mtime=0)
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            if gzipped:
+                self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    for key, value in options.items():
+        setattr(Handler, key, value)
+    import http.server
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: Handler(*a, directory=str(root)))
+    server.daemon_threads = True
+    quiet = (BrokenPipeError, ConnectionResetError)        # a browser that stopped reading
+    server.handle_error = lambda request, address: None if isinstance(sys.exc_info()[1], quiet) else \
+        http.server.ThreadingHTTPServer.handle_error(server, request, address)
+    server.init = state["init"]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# --------------------------------------------------------------------------- Xvfb and the driver
+
+@contextlib.contextmanager
+def xvfb(timeout: float = 30):
+    """An X server of its own (Xvfb picks a free display and says which); yields ':N'."""
+    read, write = os.pipe()
+    process = subprocess.Popen([XVFB, "-displayfd", str(write), "-screen", "0", "1920x1200x24",
+                                "-nolisten", "tcp"], pass_fds=[write], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    os.close(write)
+    try:
+        number = b""
+        end = time.time() + timeout
+        while not number.endswith(b"\n"):
+            ready, _, _ = select.select([read], [], [], max(0.0, end - time.time()))
+            if not ready:
+                raise TimeoutError(f"Xvfb: no display number within {timeout:.0f} s")
+            chunk = os.read(read, 16)
+            if not chunk:
+                raise RuntimeError(f"Xvfb ended (code {process.wait()})")
+            number += chunk
+        yield ":" + number.decode().strip()
+    finally:
+        os.close(read)
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class WebKit:
+    """One WebDriver session of MiniBrowser; each page is a window of it."""
+
+    def __init__(self, display: str, log_path: Path):
+        self.port = _free_port()
+        self._log = open(log_path, "w", encoding="utf-8")
+        self.process = subprocess.Popen([DRIVER, f"--port={self.port}"], stdout=self._log,
+                                        stderr=subprocess.STDOUT, env={**os.environ, "DISPLAY": display})
+        self.base = f"http://127.0.0.1:{self.port}"
+        until(lambda: self._ready(), 30, step=0.1, what="WebKitWebDriver listening")
+        caps = {"capabilities": {"alwaysMatch": {"webkitgtk:browserOptions": {
+            "binary": MINIBROWSER, "args": ["--automation"]}}}}
+        value = self.request("POST", "/session", caps, timeout=60, what="MiniBrowser started")
+        self.session = f"/session/{value['sessionId']}"
+        self.version = value["capabilities"].get("browserVersion")
+        self.pages: list[WebKitPage] = []
+        self._current = None
+        self._script_timeout = None
+        self._blank = self.request("GET", self.session + "/window", what="first window")
+
+    def _ready(self) -> bool:
+        with contextlib.suppress(OSError):
+            return bool(self.request("GET", "/status", timeout=2)["ready"])
+        return False
+
+    def request(self, method: str, path: str, body=None, timeout: float = 60, what: str = ""):
+        data = json.dumps(body if body is not None else {}).encode() if method == "POST" else None
+        req = urllib.request.Request(self.base + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as answer:
+                return json.loads(answer.read())["value"]
+        except urllib.error.HTTPError as error:
+            value = json.loads(error.read() or b"{}").get("value", {})
+            raise RuntimeError(f"WebKit {method} {path.split('/', 3)[-1]} ({what}): "
+                               f"{value.get('error')}: {value.get('message')}") from None
+        except TimeoutError:
+            raise TimeoutError(f"WebKit {method} {path} ({what}): no answer within {timeout:.0f} s") from None
+
+    def command(self, page: "WebKitPage", method: str, path: str, body=None, timeout: float = 60,
+                what: str = ""):
+        if self._current is not page:
+            self.request("POST", self.session + "/window", {"handle": page.handle}, what="window")
+            if page.phone:
+                self.request("POST", self.session + "/frame", {"id": 0}, what="the phone frame")
+            self._current = page
+        return self.request(method, self.session + path, body, timeout, what)
+
+    def open(self, url: str, width: int = 1440, height: int = 900, init: list[str] = (),
+             timeout: float = 120) -> "WebKitPage":
+        """A window of width x height showing url (narrower than MIN_WIDTH: in an iframe);
+        init: scripts the test server puts first in the page."""
+        self.server.init[:] = list(init)
+        self.request("POST", self.session + "/window", {"handle": self._blank}, what="first window")
+        handle = self.request("POST", self.session + "/window/new", {"type": "window"},
+                              what="new window")["handle"]
+        page = WebKitPage(self, handle, phone=width < MIN_WIDTH)
+        self.pages.append(page)
+        self.request("POST", self.session + "/window", {"handle": handle}, what="new window")
+        self._current = None
+        self.request("POST", self.session + "/window/rect", {"width": max(width, MIN_WIDTH),
+                     "height": height if width >= MIN_WIDTH else max(height, 900)}, what="window size")
+        page.goto(url, timeout=timeout)
+        return page
+
+    def close(self):
+        with contextlib.suppress(Exception):
+            self.request("DELETE", self.session, timeout=30, what="closing MiniBrowser")
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self._log.close()
+
+
+class WebKitPage:
+    """One window of the driven MiniBrowser (FirefoxPage's interface)."""
+
+    def __init__(self, browser: WebKit, handle: str, phone: bool = False):
+        self.browser, self.handle, self.phone = browser, handle, phone
+        self.closed_log: dict | None = None
+
+    def _do(self, method, path, body=None, timeout=60, what=""):
+        return self.browser.command(self, method, path, body, timeout, what)
+
+    def evaluate(self, fn: str, arg=None, timeout: float = 60):
+        """`fn` (a JS function as text, or an expression) run in the page with `arg`; its value."""
+        script = ("const done = arguments[arguments.length - 1];"
+                  f"(async () => {{ const f = ({fn}); return typeof f === 'function' ? await f(arguments[0]) : f; }})()"
+                  ".then((v) => done({ok: true, v: v === undefined ? null : v}),"
+                  " (e) => done({ok: false, e: String(e && e.stack ? e + '\\n' + e.stack : e)}));")
+        if self.browser._script_timeout != timeout:
+            self._do("POST", "/timeouts", {"script": int(timeout * 1000)}, what="script timeout")
+            self.browser._script_timeout = timeout
+        value = self._do("POST", "/execute/async", {"script": script, "args": [arg]}, timeout + 10,
+                         what=fn.strip()[:80])
+        if not value["ok"]:
+            raise RuntimeError(f"WebKit evaluate ({fn.strip()[:80]}): {value['e']}")
+        return value["v"]
+
+    def goto(self, url: str, wait_until: str = "load", timeout: float = 120):
+        browser, session = self.browser, self.browser.session
+        browser._current = None
+        browser.request("POST", session + "/window", {"handle": self.handle}, what="window")
+        if self.phone:
+            scheme, _, host, path = url.split("/", 3)
+            url = f"{scheme}//{host}/{PHONE_PAGE}?src={quote('/' + path, safe='/?=&#')}"
+        browser.request("POST", session + "/timeouts", {"pageLoad": int(timeout * 1000)}, what="timeout")
+        browser.request("POST", session + "/url", {"url": url}, timeout + 10, what=f"load of {url}")
+        if self.phone:     # the frame's own load
+            until(lambda: self.evaluate("() => document.readyState === 'complete' && !!window.__wk"),
+                       timeout, step=0.1, what=f"load of {url} in the phone frame")
+        return self.url
+
+    def reload(self, timeout: float = 120):
+        return self.goto(self.evaluate("() => location.href"), timeout=timeout) if self.phone else \
+            self._do("POST", "/refresh", timeout=timeout, what="reload")
+
+    def _element(self, selector: str, timeout: float) -> str:
+        found = until(lambda: self._do("POST", "/elements", {"using": "css selector", "value": selector},
+                                            what=f"find {selector}"), timeout, step=0.1, what=f"element {selector}")
+        return next(iter(found[0].values()))
+
+    def click(self, selector: str, timeout: float = 30):
+        self.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", selector)
+        self._do("POST", f"/element/{self._element(selector, timeout)}/click", timeout=timeout,
+                 what=f"click on {selector}")
+
+    def focus(self, selector: str, timeout: float = 30):
+        until(lambda: self.evaluate("(s) => { const e = document.querySelector(s); if (!e) return false;"
+                                         " e.focus(); return document.activeElement === e; }", selector),
+                   timeout, step=0.1, what=f"focus on {selector}")
+
+    def press(self, key: str, timeout: float = 30):
+        """A key (Playwright's names: "Enter", "ArrowLeft", "Shift+Enter", " ") pressed and released."""
+        codes = [KEYS.get(k, k) for k in (key.split("+") if len(key) > 1 else [key])]
+        actions = [{"type": "keyDown", "value": c} for c in codes] + \
+                  [{"type": "keyUp", "value": c} for c in reversed(codes)]
+        self._do("POST", "/actions", {"actions": [{"type": "key", "id": "keyboard", "actions": actions}]},
+                 timeout=timeout, what=f"key {key}")
+
+    def type(self, text: str, timeout: float = 30):
+        actions = [a for ch in text for a in ({"type": "keyDown", "value": ch}, {"type": "keyUp", "value": ch})]
+        self._do("POST", "/actions", {"actions": [{"type": "key", "id": "keyboard", "actions": actions}]},
+                 timeout=timeout, what=f"typing {text!r}")
+
+    def keys_in_frame(self, frame: str, selector: str, *keys: str, timeout: float = 30):
+        """Click `selector` inside the child frame `frame` (a CSS selector in this page), then press
+        each of `keys` there (a key name as press() takes it, or text to type): the lab's editor
+        takes keys only from inside its own frame."""
+        ref = self._element(frame, timeout)
+        self._do("POST", "/frame", {"id": {"element-6066-11e4-a52e-4f735466cecf": ref}}, what=f"frame {frame}")
+        try:
+            inner = self._element(selector, timeout)
+            self._do("POST", f"/element/{inner}/click", timeout=timeout, what=f"click on {selector}")
+            for key in keys:
+                self.press(key, timeout) if key in KEYS or "+" in key else self.type(key, timeout)
+        finally:
+            self._do("POST", "/frame/parent", what="back from the frame")
+
+    def screenshot(self, path, full_page: bool = False, timeout: float = 60):
+        """The window (a phone page: its 390 x 844 frame) as PNG."""
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        if self.phone:
+            self.browser.request("POST", self.browser.session + "/frame/parent", what="top")
+            self.browser._current = None
+            frame = self.browser.request("POST", self.browser.session + "/element",
+                                         {"using": "css selector", "value": "iframe"}, what="phone frame")
+            data = self.browser.request("GET", f"{self.browser.session}/element/{next(iter(frame.values()))}"
+                                        "/screenshot", timeout=timeout, what=f"screenshot {path}")
+        else:
+            data = self._do("GET", "/screenshot", timeout=timeout, what=f"screenshot {path}")
+        Path(path).write_bytes(base64.b64decode(data))
+        return str(path)
+
+    @property
+    def url(self) -> str:
+        return self.evaluate("() => location.href")
+
+    def log(self) -> dict:
+        """errors: the uncaught errors and unhandled rejections RECORDER kept, of the page, its
+        frames (prefixed "frame: ") and their workers ("worker: ")."""
+        if self.closed_log is not None:
+            return self.closed_log
+        return {"errors": self.evaluate("() => window.__wk ? window.__wk.errors : ['no recorder in the page']")}
+
+    def close(self):
+        if self.closed_log is None:
+            self.closed_log = self.log()
+            self._do("DELETE", "/window", what="closing the window")
+            self.browser._current = None
+
+
+@contextlib.contextmanager
+def webkit(server, log_path: Path | None = None):
+    """MiniBrowser under an Xvfb of its own, for pages of serve_recorded's `server`."""
+    if log_path is None:
+        log_path = Path(tempfile.mkstemp(prefix="webkit-driver-", suffix=".log")[1])
+    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
+    with xvfb() as display:
+        browser = WebKit(display, log_path)
+        browser.server = server
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class WebKitLab(LabPage):
+    """tests/support/lab.py's LabPage on a WebKit page: the same in-page readings (events,
+    wait_for, state, in_app, run_all, wait_all_run, first_output) through WebKitPage.evaluate."""
+
+    def __init__(self, page: WebKitPage):
+        self.page, self.context = page, None
+
+    @classmethod
+    def open(cls, browser: WebKit, url: str, width: int = 1440, height: int = 900) -> "WebKitLab":
+        # (the panel as it opens for a new learner, not folded by an earlier page)
+        shown = "localStorage.removeItem('specdec-lab:layout');"
+        return cls(browser.open(url, width=width, height=height, init=[shown, TIMELINE]))
+
+    @property
+    def errors(self) -> list[str]:
+        return self.page.log()["errors"]
+
+    def goto(self, url: str, wait_until: str = "load"):
+        self.page.goto(url, wait_until)
+
+    def reload(self):
+        self.page.reload()
+
+    def close(self):
+        self.page.close()

@@ -1,0 +1,347 @@
+"""Browser layer in WebKit, the engine of Safari and of every browser on an iPhone or iPad: Debian's
+WebKitGTK MiniBrowser driven by WebKitWebDriver under Xvfb (tests/support/webkit.py), against the
+whole site built for and served by site/serve.py's server.
+
+The checks are the Firefox layer's (tests/test_firefox.py), in-page JS shared through the same
+page interface: every page loads without a page error; the toy and the quiz answer a click and a
+key; full-width punctuation is drawn full width (measured); search finds 接受率; each lab page goes
+live in Pyodide and runs every cell, the stored outputs shown before as the notebook file has them,
+every image output loaded after; an edit survives a move to another page and back; a phone (390 x
+844, an iframe: WebKitGTK's window is 447 px at least) opens the lab with its button, and its
+kernel indicator stays in the notebook's toolbar; axe-core finds nothing serious or critical.
+One MiniBrowser serves the module. Screenshots go to build/test-output/screenshots/webkit-*.png.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from specdec_lab import expected_tokens
+from support.axe import axe_script
+from support.lab import TIMELINE, wait_until
+from support.lab_checks import IMAGE_OUTPUTS, STREAM_TEXTS, broken_images, stream_texts_of
+from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
+from support.webkit import WebKitLab, serve_recorded, webkit
+from test_firefox import (LABELS, LAB_PAGES, MARKS, MEASURE_PREVIEW, PUNCTUATION_WIDTHS, QUIZ_STATE,
+                          answered, mounted, option)
+from test_site_browser import LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round
+
+pytestmark = pytest.mark.browser
+
+SHOTS = ROOT / "build" / "test-output" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("webkit")
+    (folder / "site").mkdir()
+    with serve_recorded(folder / "site") as (url, server):
+        build_site(folder, site_url=url)      # built for the server's own URL, as a deployment is
+        yield url, server
+
+
+@pytest.fixture(scope="module")
+def base_url(served):
+    return served[0]
+
+
+@pytest.fixture(scope="module")
+def browser(served):
+    with webkit(served[1], ROOT / "build" / "test-output" / "webkit-driver.log") as instance:
+        yield instance
+
+
+# the lab panel folded (as a learner leaves it): the lab does not start beside a lesson whose toy,
+# quiz or text is checked, which in WebKit takes the checks ~20 s of a busy page each; the lab's
+# own checks start it
+LAB_FOLDED = "localStorage.setItem('specdec-lab:layout', JSON.stringify({folded: true}));"
+LAB_SHOWN = "localStorage.removeItem('specdec-lab:layout');"
+
+
+@pytest.fixture
+def open_page(browser, base_url):
+    """open_page(path="", width=1440, seed=None) -> a WebKit page that has loaded; after the test,
+    asserts that no page error happened in it or its frames."""
+    opened = []
+
+    def open_(path="", width=1440, height=900, seed=None, init=(), lab=False):
+        init = [LAB_SHOWN if lab else LAB_FOLDED] + list(init) + ([SEEDED_RANDOM % seed] if seed is not None else [])
+        page = browser.open(base_url + path, width=width, height=height, init=init)
+        opened.append(page)
+        return page
+
+    yield open_
+    for page in opened:
+        page.close()
+        assert page.log()["errors"] == [], f"page errors: {page.log()['errors']}"
+
+
+# --------------------------------------------------------------------------- every page
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_every_page_loads_without_a_page_error(open_page, width):
+    """Each lesson page, once loaded and its fonts too, raised no error (the fixture reads
+    RECORDER's list of each; the lab pages with their lab running: lab_run below)."""
+    for path in LESSON_PAGES:
+        page = open_page(path, width=width, height=900 if width > 500 else 844)
+        wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20, what="fonts")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        name = path.strip("/") or "lesson1"
+        page.screenshot(SHOTS / f"webkit-{name}-{width}.png")
+        page.close()
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_full_width_punctuation_is_drawn_full_width(open_page, width):
+    """， 。 ： 「 」 、 each a full em in the lesson and in the notebook's static preview (on a phone
+    once the lab is opened), measured with a Range as in Firefox."""
+    page = open_page("", width=width, height=900 if width > 500 else 844, init=[MEASURE_PREVIEW], lab=True)
+    if width < 500:
+        page.click(".sd-lab-open")
+    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", MARKS, False])
+    assert {"， text", "。 text", "： heading", "： text", "「 text", "、 text"} <= set(widths), sorted(widths)
+    preview = wait_until(lambda: page.evaluate("() => window.__previewPunctuation"), 60,
+                         what="the notebook preview measured")
+    assert {"， text", "。 text", "： text"} <= set(preview), sorted(preview)
+    assert (not_one_em_px(widths), not_one_em_px(preview)) == ({}, {}), \
+        "full-width punctuation not 1 em wide (lesson, preview: width px, font px, text)"
+
+
+def not_one_em_px(widths: dict) -> dict:
+    """not_one_em, give or take the pixel: WebKitGTK draws every glyph a whole number of pixels
+    wide (measured: an ideograph and a 、 at 13.6 px are both 14 px); a half-width mark is half."""
+    return {key: (round(w["width"], 1), w["size"], w["context"]) for key, w in widths.items()
+            if not 0.9 * w["size"] - 1 <= w["width"] <= 1.1 * w["size"] + 1}
+
+
+# --------------------------------------------------------------------------- toy and quiz
+
+def test_toy_answers_clicks_and_keys(open_page):
+    page = open_page("", seed=7)
+    mounted(page)
+    before = rounds_drawn(page)
+    for i in range(1, 6):
+        page.click(".sd-toy .sd-toy__draw")
+        check_round(toy_round(page))
+        assert rounds_drawn(page) == before + i
+    page.focus(".sd-toy .sd-toy__draw")
+    page.press("Enter")
+    page.press(" ")
+    assert rounds_drawn(page) == before + 7
+    page.focus(".sd-toy .sd-toy__slider")
+    page.press("ArrowRight")
+    assert page.evaluate("() => document.querySelector('.sd-toy__slider').value") == "0.75"
+    assert f"= {expected_tokens(0.75, 5):.2f}" in toy_round(page)["tally"]
+    page.press("End")                                      # α = 1: every guess is accepted
+    page.focus(".sd-toy .sd-toy__draw")
+    page.press("Enter")
+    r = toy_round(page)
+    assert r["states"] == ["accept"] * 5 and r["produced"] == 6 and r["plus"] == "bonus"
+    page.evaluate("() => document.querySelector('.sd-toy').scrollIntoView()")
+    page.screenshot(SHOTS / "webkit-toy.png")
+
+
+def test_quiz_answers_clicks_and_keys(open_page):
+    page = open_page("")
+    mounted(page)
+    right = LESSON1_QUIZ_ANSWERS[0]
+    wrong = next(label for label in LABELS if label != right)
+    page.click(option(1, wrong))
+    assert answered(page, 1, wrong)["feedback"] == "wrong"
+    page.click(option(1, right))
+    state = answered(page, 1, right)
+    assert state["feedback"] == "right" and "✓答對了" in state["text"]
+    assert (state["role"], state["live"]) == ("status", "polite")
+    number, right = 3, LESSON1_QUIZ_ANSWERS[2]
+    wrong = next(label for label in LABELS if label != right)
+    for label, key in [(wrong, " "), (right, "Enter")]:
+        page.focus(option(number, "A"))
+        for _ in range(LABELS.index(label)):
+            page.press("Tab")
+        assert page.evaluate(QUIZ_STATE, number)["focused"] == label
+        page.press(key)
+        assert answered(page, number, label)["options"][label] == ("right" if label == right else "wrong")
+    score = page.evaluate("() => document.querySelector('.sd-quiz-score').textContent")
+    assert f"已作答 2 / {len(LESSON1_QUIZ_ANSWERS)} 題" in score
+
+
+def test_search_finds_the_course_terms(open_page, base_url):
+    page = open_page("")
+    wait_until(lambda: page.evaluate("() => window.document$ !== undefined"), 30, what="Material's bundle")
+    page.click(".md-search__input")
+    page.type("接受率")
+    page.press("End")                         # Material reads the query on keyup
+    found = wait_until(lambda: page.evaluate(
+        "() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href)"), 30,
+        what="search results for 接受率")
+    found = {re.sub(r"[?#].*$", "", href) for href in found}
+    assert {base_url, base_url + "knowledge-card/"} <= found, sorted(found)
+    page.screenshot(SHOTS / "webkit-search-接受率.png")
+
+
+@pytest.mark.parametrize("path, width", [("", 1440), ("", 390), ("knowledge-card/", 390)])
+def test_axe_reports_no_serious_or_critical_violations(open_page, path, width):
+    page = open_page(path, width=width, height=900 if width > 500 else 844, seed=3)
+    if path == "":
+        page.click(".sd-toy .sd-toy__draw")
+        page.click(option(2, LESSON1_QUIZ_ANSWERS[1]))
+    wait_until(lambda: page.evaluate("() => document.getAnimations().every((a) => a.playState !== 'running')"),
+               10, what="the toy's cells done appearing (axe reads colours mid-fade otherwise)")
+    wait_until(lambda: page.evaluate("() => document.querySelector('.md-search').hasAttribute('aria-label')"),
+               20, what="a11y.js's touch-ups (it names the search dialog)")
+    page.evaluate("(code) => { const s = document.createElement('script'); s.textContent = code;"
+                  " document.head.append(s); return typeof axe; }", axe_script().read_text(encoding="utf-8"))
+    result = page.evaluate("""async () => (await axe.run({exclude: [['.sd-lab']]}, {
+        runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']},
+        resultTypes: ['violations']})).violations""", timeout=120)
+    serious = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in result
+               if v["impact"] in ("serious", "critical")]
+    assert serious == []
+
+
+# --------------------------------------------------------------------------- the lab
+
+@pytest.fixture(scope="module", params=list(LAB_PAGES), ids=list(LAB_PAGES))
+def lab_run(request, browser, base_url):
+    """A lab page: the stored outputs as shown before Python runs, then Run all in Pyodide."""
+    path, notebook = LAB_PAGES[request.param]
+    lab = WebKitLab.open(browser, base_url + path)
+    try:
+        lab.wait_for("notebookShown")
+        shown_path = lab.in_app("return nb.context.path;")
+        stored = lab.page.evaluate(STREAM_TEXTS, timeout=120)
+        lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-stored.png")
+        lab.run_all()
+        ran = lab.wait_all_run(timeout=400)
+        images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
+        lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-ran.png")
+        yield dict(lab=lab, notebook=notebook, shown_path=shown_path, stored=stored, ran=ran, images=images)
+    finally:
+        lab.close()
+
+
+def test_the_lab_goes_live_and_runs_every_cell(lab_run):
+    ran = lab_run["ran"]
+    assert lab_run["shown_path"] == lab_run["notebook"]
+    assert ran["dialogs"] == 0
+    cells = [c for c in ran["cells"] if c["type"] == "code" and c["source"].strip()]
+    errors = [(c["source"][:60], o.get("ename"), o.get("evalue"))
+              for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+    assert errors == []
+    assert sorted(c["count"] for c in cells) == list(range(1, len(cells) + 1))
+    assert [e["stage"] for e in lab_run["lab"].events()][-1] == "ready"
+    assert without_no_gil(lab_run["lab"].errors) == []
+
+
+NO_GIL = "NoGilError: Attempted to use PyProxy when Python GIL not held"
+
+
+def without_no_gil(errors: list[str]) -> list[str]:
+    """The page errors but the NoGilError still seen once in a while in WebKit (below)."""
+    return [e for e in errors if NO_GIL not in e]
+
+
+@pytest.mark.xfail(strict=False, reason="still seen in WebKit in some loads after the kernel loader's fix "
+                   "(its own PyProxies no longer reach the garbage collector): another PyProxy, likely "
+                   "the kernel worker's, is finalized while Python has released the GIL; open")
+def test_no_pyproxy_is_freed_without_the_gil(lab_run):
+    assert [e for e in lab_run["lab"].errors if NO_GIL in e] == []
+
+
+def test_every_image_output_has_loaded_after_run_all(lab_run):
+    assert lab_run["images"], "no image output after Run all"
+    assert broken_images(lab_run["images"]) == []
+
+
+def test_stored_outputs_show_the_notebooks_text_before_python_runs(lab_run):
+    notebook = json.loads((ROOT / "notebooks" / lab_run["notebook"]).read_text(encoding="utf-8"))
+    expected = stream_texts_of(notebook)
+    shown = {c["cell"]: c.get("text", "") for c in lab_run["stored"]}
+    assert set(shown) == set(expected)
+    differ = {i: (shown[i][:120], expected[i][:120]) for i in expected
+              if shown[i].rstrip("\n") != expected[i].rstrip("\n")}
+    assert differ == {}, f"shown vs stored: {differ}"
+
+
+FIRST_CODE_CELL = """for (let i = 0; i < nb.model.cells.length; i++) if (nb.model.cells.get(i).type === 'code') return i;
+  return -1;"""
+NAV_LINK = """(href) => [...document.querySelectorAll('.md-sidebar--primary a.md-nav__link')]
+  .find((a) => a.href === href).click()"""
+
+
+def test_an_edit_survives_a_move_to_another_page_and_back(browser, base_url):
+    """A learner types into a cell, follows a link to another lesson page and comes back (Material's
+    instant navigation): the notebook is as they left it."""
+    lab = WebKitLab.open(browser, base_url)
+    try:
+        lab.wait_for("notebookShown")
+        index = lab.in_app(FIRST_CODE_CELL)
+        original = lab.state()["cells"][index]["source"]
+        lab.in_app("return nb.content.scrollToItem(arg, 'start').catch(() => null).then(() => true);", index)
+        lab.page.keys_in_frame(".sd-lab__frame", f'.jp-Cell[data-windowed-list-index="{index}"] .cm-content',
+                               "Control+End", "Enter", "# kept")
+        edited = original + "\n# kept"
+        wait_until(lambda: lab.state()["cells"][index]["source"] == edited, 10, what="the typed edit")
+        lab.page.evaluate("() => { window.__sameDocument = true; }")
+        lab.page.evaluate(NAV_LINK, base_url + "knowledge-card/")
+        wait_until(lambda: lab.page.evaluate("() => (document.querySelector('article h1') || {}).textContent"
+                                             "?.includes('知識卡')"), 30, what="the knowledge card")
+        assert lab.page.evaluate("() => document.querySelectorAll('.sd-lab').length") == 0
+        lab.page.evaluate(NAV_LINK, base_url)
+        wait_until(lambda: lab.in_app("return !!(nb && win.specdecLab.state().notebookShown);"), 60,
+                   what="the lab shown again")
+        assert lab.page.evaluate("() => window.__sameDocument === true"), "instant navigation"
+        assert lab.state()["cells"][index]["source"] == edited
+        lab.page.screenshot(SHOTS / "webkit-lab-edit-kept.png")
+        assert without_no_gil(lab.errors) == []
+    finally:
+        lab.close()
+
+
+# the kernel indicator (name and status) of the notebook's toolbar: where it is, and the toolbar
+KERNEL_INDICATOR = """() => {
+  const doc = document.querySelector('.sd-lab__frame').contentDocument;
+  const bar = doc.querySelector('.jp-NotebookPanel-toolbar');
+  const box = (e) => { const r = e.getBoundingClientRect(); return {top: r.top, bottom: r.bottom,
+                                                                   left: r.left, right: r.right}; };
+  const items = [...bar.querySelectorAll('.jp-KernelName, .jp-Notebook-ExecutionIndicator')]
+      .filter((e) => e.getClientRects().length);
+  return {bar: box(bar), items: items.map(box)};
+}"""
+
+
+def test_a_phone_opens_the_lab_with_its_button_and_keeps_the_toolbar_in_place(browser, base_url):
+    """At 390 x 844 the panel opens with 實驗場's button; the lab goes live, and every item of the
+    notebook's toolbar still shown lies inside the toolbar (WebKit wrapped the kernel name and
+    status to a second line, over the notebook, where Chromium folds them into ⋯)."""
+    lab = WebKitLab(browser.open(base_url, width=390, height=844, init=[LAB_SHOWN, TIMELINE]))
+    try:
+        lab.page.click(".sd-lab-open")
+        lab.wait_for("kernelReady")
+        lab.run_all()
+        lab.first_output(timeout=120)
+        where = lab.page.evaluate(KERNEL_INDICATOR)
+        lab.page.screenshot(SHOTS / "webkit-phone-lab-live.png")
+        outside = [item for item in where["items"]
+                   if item["top"] < where["bar"]["top"] - 1 or item["bottom"] > where["bar"]["bottom"] + 1
+                   or item["right"] > where["bar"]["right"] + 1]
+        assert outside == [], f"toolbar {where['bar']}: items outside it {outside}"
+        assert without_no_gil(lab.errors) == []
+    finally:
+        lab.close()
+
+
+def test_the_kernel_runs_without_stack_switching_and_a_call_that_needs_it_fails(lab_run):
+    """WebKit has no JSPI, so the run above shows every cell runs without it
+    (tests/test_stack_switching.py keeps such calls out of the course); and a call that needs it,
+    here the event loop's run_until_complete, fails in this engine."""
+    from test_lab_browser import kernel_prints
+    assert lab_run["lab"].page.evaluate(
+        "() => ['Suspending', 'Suspender', 'promising'].filter((k) => k in"
+        " document.querySelector('.sd-lab__frame').contentWindow.WebAssembly)") == []
+    printed = kernel_prints(lab_run["lab"], "import asyncio\ntry:\n"
+                            "    asyncio.get_event_loop().run_until_complete(asyncio.sleep(0))\n"
+                            "except BaseException as e:\n    print(type(e).__name__, e)")
+    assert "stack switching not supported" in printed, printed
