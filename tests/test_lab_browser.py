@@ -384,6 +384,9 @@ def test_tab_completes_and_help_prints_in_the_kernel(lesson):
     try:
         editing = ("() => !!(document.activeElement && document.activeElement.closest("
                    "'.jp-Cell.jp-mod-active .cm-content'))")
+        # a learner clicks into the notebook first: beside a lesson the lab takes the keyboard
+        # only from the learner (specdec-lab.js, point 13)
+        frame.locator(".jp-Cell").last.click()
         lab.in_app("""nb.content.activeCellIndex = nb.model.cells.length - 1;
                       return app.commands.execute('notebook:insert-cell-below')
                         .then(() => app.commands.execute('notebook:enter-edit-mode')).then(() => true);""")
