@@ -164,7 +164,9 @@ def test_quiz_answers_clicks_and_keys(open_page):
         page.press(key)
         assert answered(page, number, label)["options"][label] == ("right" if label == right else "wrong")
     score = page.evaluate("() => document.querySelector('.sd-quiz-score').textContent")
-    assert f"已作答 2 / {len(LESSON1_QUIZ_ANSWERS)} 題" in score
+    questions = page.evaluate("() => document.querySelectorAll('.sd-quiz, .sd-calc').length")
+    assert questions == len(LESSON1_QUIZ_ANSWERS) + 2       # and lesson 1's two numeric questions
+    assert f"已作答 2 / {questions} 題" in score
 
 
 def test_search_finds_the_course_terms(open_page, base_url):
