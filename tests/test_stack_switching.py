@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import sys
 import zipfile
 from pathlib import Path
 
@@ -80,9 +81,9 @@ def test_the_course_calls_nothing_that_needs_stack_switching():
 
 def test_the_kernels_own_python_calls_nothing_that_needs_it():
     """pyodide_kernel's Python, from the wheel the build takes (jupyterlite-pyodide-kernel's)."""
-    wheels = sorted((ROOT / "build" / "site" / "lab" / "static").glob("pyodide-*/pyodide_kernel-*.whl"))
-    if not wheels:
-        pytest.skip("the lab is not built (site/build.py): its kernel wheel is what is read")
+    extension = Path(sys.prefix) / "share" / "jupyter" / "labextensions" / "@jupyterlite" / "pyodide-kernel-extension"
+    wheels = sorted((extension / "static" / "pypi").glob("pyodide_kernel-*.whl"))
+    assert wheels, f"no pyodide_kernel wheel in {extension} (is jupyterlite-pyodide-kernel installed?)"
     with zipfile.ZipFile(wheels[-1]) as wheel:
         sources = {n: wheel.read(n).decode("utf-8") for n in wheel.namelist() if n.endswith(".py")}
     assert "pyodide_kernel/kernel.py" in sources
