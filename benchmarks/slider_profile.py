@@ -119,7 +119,7 @@ def print_profile(title: str, result: dict) -> None:
 PYODIDE_DRIVER = """
 import json, sys
 import pyodide_js
-await pyodide_js.loadPackage(["specdec-lab", "ipywidgets"])
+await pyodide_js.loadPackage(["specdec-lab", "ipywidgets", "specdec-lab-fonts"])
 sys.path.insert(0, {benchmarks!r})
 import slider_profile
 result = slider_profile.profile({steps})

@@ -22,6 +22,7 @@ import os
 import re
 import sys
 import time
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -284,8 +285,10 @@ def test_the_first_import_says_which_packages_it_loads(lesson, site):
     assert loading[0]["text"] == f"第一次 import specdec_lab：載入 specdec-lab（{megabytes:.1f} MB）…"
     said = re.fullmatch(r"載入 matplotlib、(\S+)、\S+ 等 (\d+) 個套件（([\d.]+) MB）…", loading[1]["text"])
     assert said, loading[1]["text"]
-    plot = set(boot["imports"]["matplotlib"]) | set(boot["imports"]["ipywidgets"])
-    assert int(said[2]) == len(plot) > 5
+    runtime = tomllib.loads((ROOT / "site" / "lab" / "runtime.toml").read_text(encoding="utf-8"))
+    split_out = set(runtime["kernel"]["split_out"])                # the course font's own wheel
+    plot = set(boot["imports"]["matplotlib"]) | set(boot["imports"]["ipywidgets"]) | split_out
+    assert int(said[2]) == len(plot) > 5 and "specdec-lab-fonts" in split_out
     assert float(said[3]) == pytest.approx(sum(boot["packages"][n] for n in plot) / 1e6, abs=0.051)
     assert boot["packages"][said[1].lower()] <= boot["packages"]["matplotlib"]
     first_output = lab.first_output()

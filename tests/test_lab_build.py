@@ -164,11 +164,68 @@ def test_the_loaded_on_use_extra_must_exist(tmp_path):
     (dist / "pyodide-lock.json").write_text(json.dumps({"info": {"version": "0.27.7"}, "packages": {
         "specdec-lab": {"name": "specdec-lab", "file_name": wheel.name, "depends": ["numpy"]},
         "numpy": {"name": "numpy", "depends": []}, "matplotlib": {"name": "matplotlib", "depends": []}}}))
-    cfg = dict(CFG, kernel=dict(CFG["kernel"], loaded_on_use={"specdec_lab.plotting": "plot"}))
+    cfg = dict(CFG, kernel=dict(CFG["kernel"], loaded_on_use={"specdec_lab.plotting": "plot"}, split_out={}))
     assert build_lab.loaded_on_use(cfg, dist) == {"specdec_lab.plotting": ["matplotlib"]}
+    # a folder split out of the wheel comes with its module's packages; with a module not loaded
+    # on use it would never come: the build stops, naming it
+    lock_data = json.loads((dist / "pyodide-lock.json").read_text())
+    lock_data["packages"]["specdec-lab-fonts"] = {"name": "specdec-lab-fonts", "depends": []}
+    (dist / "pyodide-lock.json").write_text(json.dumps(lock_data))
+    cfg["kernel"]["split_out"] = {"specdec-lab-fonts": {"folder": "specdec_lab/fonts/", "with": "specdec_lab.plotting"}}
+    assert build_lab.loaded_on_use(cfg, dist) == {"specdec_lab.plotting": ["matplotlib", "specdec-lab-fonts"]}
+    cfg["kernel"]["split_out"]["specdec-lab-fonts"]["with"] = "specdec_lab.plots"
+    with pytest.raises(BuildError, match="specdec_lab.plots"):
+        build_lab.loaded_on_use(cfg, dist)
+    cfg["kernel"]["split_out"] = {}
     cfg["kernel"]["loaded_on_use"] = {"specdec_lab.plotting": "plots"}
     with pytest.raises(BuildError, match="plots"):
         build_lab.loaded_on_use(cfg, dist)
+
+
+def test_a_data_folder_splits_out_into_a_wheel_of_its_own(tmp_path):
+    """runtime.toml [kernel.split_out]: the folder's files leave the project's wheel for a new one
+    (same version, no imports, no dependencies); every other entry stays byte for byte; each
+    wheel's RECORD lists what it holds; unpacked together they are the original."""
+    from lab import split_wheel
+    wheel = make_wheel(tmp_path, "specdec_lab", "0.1.0", ["numpy>=1.24"],
+                       ["specdec_lab/__init__.py", "specdec_lab/plotting/style.py"])
+    with zipfile.ZipFile(wheel, "a") as z:
+        z.writestr("specdec_lab/fonts/Font.otf", b"\x00OTTO" * 100)
+        z.writestr("specdec_lab/fonts/OFL.txt", "licence")
+    with zipfile.ZipFile(wheel) as z:
+        original = {n: z.read(n) for n in z.namelist()}
+    (tmp_path / "out").mkdir()
+    project, fonts = split_wheel.split_out(wheel, "specdec_lab/fonts/", "specdec-lab-fonts", tmp_path / "out")
+    assert project == wheel and fonts.name == "specdec_lab_fonts-0.1.0-py3-none-any.whl"
+    union = {}
+    for part, info in ((project, "specdec_lab-0.1.0.dist-info"), (fonts, "specdec_lab_fonts-0.1.0.dist-info")):
+        with zipfile.ZipFile(part) as z:
+            files = {n: z.read(n) for n in z.namelist()}
+        record = files.pop(f"{info}/RECORD").decode().splitlines()
+        assert {line.split(",")[0] for line in record} == set(files) | {f"{info}/RECORD"}
+        for line in record[:-1]:
+            name, digest, size = line.split(",")
+            expected = base64.urlsafe_b64encode(hashlib.sha256(files[name]).digest()).rstrip(b"=").decode()
+            assert digest == "sha256=" + expected and int(size) == len(files[name])
+        union.update({n: d for n, d in files.items() if not n.startswith(info)})
+        if part == project:
+            assert not [n for n in files if n.startswith("specdec_lab/fonts/")]
+            assert files["specdec_lab-0.1.0.dist-info/METADATA"] == original["specdec_lab-0.1.0.dist-info/METADATA"]
+        else:
+            assert {n for n in files if not n.startswith(info)} == {"specdec_lab/fonts/Font.otf", "specdec_lab/fonts/OFL.txt"}
+    assert union == {n: d for n, d in original.items() if ".dist-info/" not in n}
+    entry = lock.wheel_entry(fonts, data_only=True)
+    assert entry["name"] == "specdec-lab-fonts" and entry["imports"] == [] and entry["depends"] == []
+    assert lock.wheel_entry(project)["imports"] == ["specdec_lab"]
+
+
+def test_a_split_out_folder_must_be_there(tmp_path):
+    from lab import split_wheel
+    wheel = make_wheel(tmp_path, "specdec_lab", "0.1.0", [], ["specdec_lab/__init__.py", "specdec_lab/fonts/x.py"])
+    with pytest.raises(BuildError, match="specdec_lab/data/"):
+        split_wheel.split_out(wheel, "specdec_lab/data/", "specdec-lab-data", tmp_path)
+    with pytest.raises(BuildError, match="/ 結尾"):
+        split_wheel.split_out(wheel, "specdec_lab/fonts", "specdec-lab-fonts", tmp_path)
 
 
 def test_npm_integrity_check(tmp_path):
@@ -464,7 +521,7 @@ def test_the_plotting_modules_packages_are_the_plot_extras_and_the_loader_has_th
     assert CFG["kernel"]["loaded_on_use"] == {"specdec_lab.plotting": "plot"}
     pyodide = build_lab.pyodide_dir(lab)
     on_use = build_lab.loaded_on_use(CFG, pyodide)
-    assert on_use == {"specdec_lab.plotting": ["ipywidgets", "matplotlib"]}
+    assert on_use == {"specdec_lab.plotting": ["ipywidgets", "matplotlib", "specdec-lab-fonts"]}
     lock_data = json.loads((pyodide / "pyodide-lock.json").read_text())
     pyodide_dist.closure(lock_data, on_use["specdec_lab.plotting"])          # all in the lock
     loader = (pyodide / build_lab.PYODIDE_LOADER).read_text()
@@ -654,7 +711,8 @@ def test_pure_python_wheels_are_served_to_be_imported_from_and_the_kernel_loader
                 if not any(".so" in n.rsplit("/", 1)[-1] for n in wheel.namelist()):
                     pure.add(name)
     assert ZIP_IMPORTED <= pure
-    assert pure - ZIP_IMPORTED == {"specdec-lab"}      # its fonts/ opened by path (pytz: not shipped)
+    # its fonts/ opened by path, and the font's own wheel unpacked into that folder (pytz: not shipped)
+    assert pure - ZIP_IMPORTED == {"specdec-lab", "specdec-lab-fonts"}
     assert {"ipython", "prompt-toolkit", "pygments", "traitlets", "micropip"} <= ZIP_IMPORTED
     loader = (pyodide / build_lab.PYODIDE_LOADER).read_text()
     assert f"const ZIP_IMPORTED = {json.dumps(CFG['kernel']['zip_imported'])};" in loader
@@ -669,7 +727,16 @@ def test_lock_lets_a_plain_import_load_the_course(lab):
     assert names["specdec-lab"]["depends"] == ["numpy"]    # the plotting module's: loaded on use
     with zipfile.ZipFile(pyodide / names["specdec-lab"]["file_name"]) as wheel:
         assert "specdec_lab/__init__.py" in wheel.namelist()
-        assert any(n.startswith("specdec_lab/fonts/") and n.endswith(".otf") for n in wheel.namelist())
+        assert not [n for n in wheel.namelist() if n.startswith("specdec_lab/fonts/")]
+    # the course font: its own wheel, no import loads it, specdec_lab.plotting does (with matplotlib)
+    assert names["specdec-lab-fonts"]["imports"] == [] and names["specdec-lab-fonts"]["depends"] == []
+    with zipfile.ZipFile(pyodide / names["specdec-lab-fonts"]["file_name"]) as wheel:
+        fonts = [n for n in wheel.namelist() if not n.startswith("specdec_lab_fonts-")]
+    assert sorted(fonts) == sorted("specdec_lab/fonts/" + p.name for p in (ROOT / "src" / "specdec_lab" / "fonts").iterdir()
+                                   if p.is_file() and p.suffix != ".pyc")
+    boot = json.loads((lab / "specdec-boot.json").read_text())
+    assert "specdec-lab-fonts" not in boot["at_start"]
+    assert not [f for f in boot["files"] if f["name"].startswith("specdec_lab_fonts")]
     for name, version in [("comm", "0.2.3"), ("ipywidgets", "8.1.8"), ("pyodide-kernel", "0.6.1")]:
         assert names[name]["version"] == version, name
     for name, entry in names.items():   # every dependency resolves inside the lock

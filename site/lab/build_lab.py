@@ -17,7 +17,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from lab import bytecode, contents, fetch, lock, pyodide_dist, zip_import
+from lab import bytecode, contents, fetch, lock, pyodide_dist, split_wheel, zip_import
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
@@ -34,6 +34,9 @@ def project_wheel(out: Path) -> Path:
     the browser keeps its cached Pyodide folder."""
     for old in out.glob("specdec_lab-*.whl"):
         old.unlink()
+    for stale in (ROOT / "build").glob("lib"), (ROOT / "build").glob("bdist.*"):
+        for folder in stale:     # setuptools' own build folders: a file gone from src/ would stay in them
+            shutil.rmtree(folder)
     env = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}   # 1980-01-01, the oldest a zip can say
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT),
                     "-w", str(out)], check=True, env=env)
@@ -67,7 +70,15 @@ def kernel_wheels(cfg: dict, build: Path) -> list[tuple[Path, dict]]:
     for line in cfg["lock"]["pypi"]:
         requirement, sha256 = line.split()
         wheels.append((fetch.pypi_wheel(requirement, sha256), {}))
-    wheels.append((project_wheel(build / "wheels"), {}))
+    project = project_wheel(build / "wheels")
+    for name, part in cfg["kernel"].get("split_out", {}).items():     # data loaded with a module
+        split_dir = build / "wheels" / "split"
+        split_dir.mkdir(parents=True, exist_ok=True)
+        for old in split_dir.glob(f"{name.replace('-', '_')}-*.whl"):
+            old.unlink()
+        _, split = split_wheel.split_out(project, part["folder"], name, split_dir)
+        wheels.append((split, {"data_only": True}))
+    wheels.append((project, {}))
     return wheels
 
 
@@ -94,6 +105,11 @@ def loaded_on_use(cfg: dict, pyodide: Path) -> dict[str, list[str]]:
             raise fetch.BuildError(f"runtime.toml [kernel.loaded_on_use]：{wheel.name} 沒有 {extra!r} extra 的依賴")
         pyodide_dist.closure(lock_data, needs)          # every one in the lock, or the build stops
         modules[module] = [entries[n]["name"] for n in needs]
+    for name, part in cfg["kernel"].get("split_out", {}).items():
+        if part["with"] not in modules:
+            raise fetch.BuildError(f"runtime.toml [kernel.split_out] {name}：{part['with']!r} "
+                                   f"不在 [kernel.loaded_on_use] 裡（它要跟哪個模組一起載入？）")
+        modules[part["with"]].append(entries[pyodide_dist.normalize(name)]["name"])
     return modules
 
 

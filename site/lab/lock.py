@@ -21,9 +21,10 @@ PYODIDE_MARKERS = dict(default_environment(), python_version="3.12", python_full
                        platform_machine="wasm32", implementation_name="cpython")
 
 
-def wheel_entry(wheel: Path, extras: tuple[str, ...] = ()) -> dict:
+def wheel_entry(wheel: Path, extras: tuple[str, ...] = (), data_only: bool = False) -> dict:
     """The lock entry for a pure-Python wheel: its import names and its runtime dependencies
-    (plus those of the given extras)."""
+    (plus those of the given extras). A `data_only` wheel (files for another package's folder,
+    site/lab/split_wheel.py) has no import names: an import never loads it, its module does."""
     name, version = wheel.name.split("-")[:2]
     if not wheel.name.endswith("-none-any.whl"):
         raise BuildError(f"{wheel.name}: 只能登錄純 Python 的 wheel")
@@ -40,7 +41,7 @@ def wheel_entry(wheel: Path, extras: tuple[str, ...] = ()) -> dict:
             depends.append(normalize(req.name))
     return {"name": normalize(name), "version": version, "file_name": wheel.name,
             "install_dir": "site", "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(),
-            "package_type": "package", "imports": tops, "depends": sorted(set(depends)),
+            "package_type": "package", "imports": [] if data_only else tops, "depends": sorted(set(depends)),
             "unvendored_tests": False}
 
 

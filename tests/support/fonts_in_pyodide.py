@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pyodide_js
 
-# specdec-lab, and matplotlib as the lab loads it before a cell that uses plotting (loaded on use)
-await pyodide_js.loadPackage(["specdec-lab", "matplotlib"])  # noqa: F704  (top-level await: Pyodide runs it)
+# specdec-lab, and matplotlib and the course font as the lab loads them before a cell that uses
+# plotting (runtime.toml [kernel.loaded_on_use] and [kernel.split_out])
+await pyodide_js.loadPackage(["specdec-lab", "matplotlib", "specdec-lab-fonts"])  # noqa: F704  (top-level await: Pyodide runs it)
 mode = json.loads(Path(sys.argv[1]).read_text())
 said = []
 
