@@ -129,7 +129,7 @@ def test_pages_load_nothing_from_outside_the_site(built):
 def test_widget_assets_are_served_from_the_site(built):
     site, _ = built
     html = page(site, "index.html")
-    for asset in ("course.css", "toy.css", "quiz.css", "toy.js", "quiz.js"):
+    for asset in ("course.css", "toy.css", "quiz.css", "dom.js", "toy.js", "quiz.js", "progress.js"):
         assert f"assets/course/{asset}" in html
         assert (site / "assets" / "course" / asset).is_file()
 

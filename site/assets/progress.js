@@ -11,6 +11,7 @@
  */
 (function () {
   "use strict";
+  const el = window.specdecEl;   // dom.js, loaded first
   const PREFIX = "specdec-lab:progress:";
 
   const store = {
@@ -33,16 +34,6 @@
   };
   window.specdecProgress = store;
 
-  function el(tag, attrs, children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (key === "text") node.textContent = value;
-      else if (key === "className") node.className = value;
-      else node.setAttribute(key, value);
-    }
-    for (const child of children || []) node.append(child);
-    return node;
-  }
 
   /* the lesson counts as read once its end has been on screen */
   let watching = null;

@@ -12,17 +12,8 @@
  */
 (function () {
   "use strict";
+  const el = window.specdecEl;   // dom.js, loaded first
 
-  function el(tag, attrs, children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (key === "text") node.textContent = value;
-      else if (key === "className") node.className = value;
-      else node.setAttribute(key, value);
-    }
-    for (const child of children || []) node.append(child);
-    return node;
-  }
 
   /* a copy of an explanation node for the feedback box (ids stay unique in the page) */
   function copyWithoutIds(node) {

@@ -9,6 +9,7 @@
  */
 (function () {
   "use strict";
+  const el = window.specdecEl;   // dom.js, loaded first
 
   const K_MAX = 8;
   // [target token, plausible wrong guesses]; each sentence has K_MAX + 1 tokens (room for a bonus)
@@ -72,16 +73,6 @@
     return { prefix: sentence.prefix, positions, accepted, miss, extra, produced: accepted + 1 };
   }
 
-  function el(tag, attrs, children) {
-    const node = document.createElement(tag);
-    for (const [key, value] of Object.entries(attrs || {})) {
-      if (key === "text") node.textContent = value;
-      else if (key === "className") node.className = value;
-      else node.setAttribute(key, value);
-    }
-    for (const child of children || []) node.append(child);
-    return node;
-  }
 
   const VERDICT = { accept: ["✓", "接受"], reject: ["✗", "拒絕"], discard: ["−", "丟棄"], bonus: ["★", "bonus"] };
 
