@@ -83,7 +83,7 @@ class CharNgramLM:
             tables.append(table)
         self._tables = tables
         self._cache: dict[tuple, np.ndarray] = {}
-        self._rows: dict[float, _RowTable] = {}  # probs_batch's rows per temperature
+        self._rows: dict[float, StateTable] = {}  # probs_batch's rows per temperature
 
     @property
     def context_length(self) -> int:
@@ -136,27 +136,56 @@ class CharNgramLM:
 
     def row_index(self, windows, temperature: float = 1.0):
         """Where ``probs_batch``'s rows are kept: ``(index, table)``, with ``table.rows[index]``
-        the rows, ``table.best[index]`` their argmax and, after ``table.with_cdf()``,
-        ``table.cdf[index]`` their ``np.cumsum``."""
+        the rows, ``table.best[index]`` their argmax, ``table.cdf[index]`` their ``np.cumsum`` and
+        ``table.next[index, token]`` the index after one more token (``automaton``)."""
         windows = np.asarray(windows)
         m = self.context_length
         if windows.ndim != 2 or windows.shape[1] < m:
             raise ValueError(f"windows 必須是二維的 token 編號陣列，每列至少 {m} 個，收到形狀 {windows.shape}")
-        size = len(self.vocab)
-        codes = np.zeros(windows.shape[0], dtype=np.int64)
-        for column in windows[:, windows.shape[1] - m:].T:
-            codes = codes * size + column
         table = self._rows.get(float(temperature))
         if table is None:
             self.probs([0] * m, temperature)  # checks the temperature
-            table = self._rows[float(temperature)] = _RowTable(size)
-        index = table.find(codes)
-        if (index < 0).any():
-            new = np.unique(codes[index < 0])
-            digits = (new[:, None] // (size ** np.arange(m - 1, -1, -1, dtype=np.int64))) % size
-            table.add(new, self._many(digits, temperature))
-            index = table.find(codes)
+            histories, follow = self.automaton()
+            rows = np.concatenate([self._many(h, temperature) for h in histories])
+            table = self._rows[float(temperature)] = StateTable(rows, follow)
+        index = np.zeros(windows.shape[0], dtype=np.intp)
+        for column in windows[:, windows.shape[1] - m:].T:
+            index = table.next[index, column]
         return index, table
+
+    def automaton(self):
+        """The model's states and how one token moves between them, built once.
+
+        A state is a context the text contains (each order's contexts, and the empty one). The
+        row after any history is the row of its longest suffix that is a state: a shorter suffix
+        of a context the text contains is one too, so ``probs`` finds every order up to that
+        suffix's and none after it, and computes the same numbers. The longest such suffix of
+        ``history + [w]`` depends on the one of ``history`` and on w only (if ``h + w`` is in the
+        text, so is h followed by w), so ``follow[s, w]`` is the state after state s and token w.
+        Returns ``(histories, follow)``: the states' contexts, one array (states × length) per
+        length 0 … context_length (their rows in this order), and ``follow`` (states × V).
+        """
+        if getattr(self, "_automaton", None) is None:
+            size, m = len(self.vocab), self.context_length
+            codes = [np.zeros(1, dtype=np.int64)] + [table[0] for table in self._flat_tables()]  # by length
+            first = np.cumsum([0] + [c.size for c in codes])  # each length's first state
+            follow = np.zeros((int(first[-1]), size), dtype=np.intp)  # 0: the empty context
+            tokens = np.arange(size, dtype=np.int64)
+            for length, mine in enumerate(codes):
+                block = np.zeros((mine.size, size), dtype=np.intp)
+                found = np.zeros(block.shape, dtype=bool)
+                for n in range(min(length + 1, m), 0, -1):  # the candidate suffix's length, longest first
+                    candidate = (mine % size ** (n - 1))[:, None] * size + tokens
+                    at = np.minimum(np.searchsorted(codes[n], candidate), codes[n].size - 1)
+                    hit = (codes[n][at] == candidate) & ~found
+                    block[hit] = first[n] + at[hit]
+                    found |= hit
+                follow[first[length]:first[length + 1]] = block
+            histories = [(c[:, None] // size ** np.arange(n - 1, -1, -1, dtype=np.int64)) % size
+                         for n, c in enumerate(codes)]
+            histories[0] = np.zeros((1, 0), dtype=np.int64)
+            self._automaton = (histories, follow)
+        return self._automaton
 
     def _many(self, histories: np.ndarray, temperature: float) -> np.ndarray:
         """``probs`` of each row of ``histories`` (contexts × context_length), all at once: the same
@@ -209,58 +238,26 @@ def _code(ids, size: int) -> int:
     return code
 
 
-class _RowTable:
-    """Distributions kept under integer codes, with their argmaxes and, once asked for
-    (``with_cdf``: a draft draws from its rows), their cumulative sums."""
+class StateTable:
+    """A model's rows for every state at one temperature (``CharNgramLM.row_index``): ``rows``
+    (states × V), ``best`` (each row's argmax), ``cdf`` (each row's ``np.cumsum``, computed
+    the first time it is read) and ``next`` (state × token → state)."""
 
-    def __init__(self, size: int):
-        self.codes = np.zeros(0, dtype=np.int64)  # sorted
-        self.slot = np.zeros(0, dtype=np.intp)  # row of self.rows for each code
-        self.rows = np.zeros((16, size))
-        self.best = np.zeros(16, dtype=np.intp)  # np.argmax of each row
-        self.cdf = None  # np.cumsum of each row, once with_cdf() was called
-        self.n = 0
+    def __init__(self, rows: np.ndarray, follow: np.ndarray):
+        self.rows, self.next = rows, follow
+        self.best = rows.argmax(axis=1)
+        self._cdf = None
 
-    def find(self, codes: np.ndarray) -> np.ndarray:
-        """The row of each code, or -1 where it is not kept."""
-        if not self.codes.size:
-            return np.full(codes.shape, -1, dtype=np.intp)
-        at = np.minimum(np.searchsorted(self.codes, codes), self.codes.size - 1)
-        return np.where(self.codes[at] == codes, self.slot[at], -1)
+    @property
+    def cdf(self) -> np.ndarray:
+        if self._cdf is None:
+            self._cdf = np.cumsum(self.rows, axis=1)
+        return self._cdf
 
-    def add(self, codes: np.ndarray, rows: np.ndarray) -> None:
-        """Keep ``rows`` under ``codes`` (sorted, none kept yet)."""
-        at = np.searchsorted(self.codes, codes)
-        self.codes = np.insert(self.codes, at, codes)
-        self.slot = np.insert(self.slot, at, np.arange(self.n, self.n + len(rows), dtype=np.intp))
-        self.extend(rows)
-
-    def extend(self, rows: np.ndarray) -> None:
-        """Rows self.n, self.n + 1, ... are ``rows``."""
-        end = self.n + len(rows)
-        if end > self.rows.shape[0]:  # grow by half (these tables hold thousands of rows of V floats)
-            capacity = max(end, self.rows.shape[0] * 3 // 2)
-            self.rows = _grown(self.rows, self.n, capacity)
-            self.best = _grown(self.best, self.n, capacity)
-            if self.cdf is not None:
-                self.cdf = _grown(self.cdf, self.n, capacity)
-        self.rows[self.n:end], self.best[self.n:end] = rows, rows.argmax(axis=1)
-        if self.cdf is not None:
-            self.cdf[self.n:end] = np.cumsum(rows, axis=1)
-        self.n = end
-
-    def with_cdf(self) -> "_RowTable":
-        """Keep every row's cumulative sum from now on."""
-        if self.cdf is None:
-            self.cdf = np.zeros_like(self.rows)
-            self.cdf[:self.n] = np.cumsum(self.rows[:self.n], axis=1)
+    def with_cdf(self) -> "StateTable":
+        """The table, its cumulative sums computed."""
+        self.cdf
         return self
-
-
-def _grown(array: np.ndarray, used: int, capacity: int) -> np.ndarray:
-    out = np.zeros((capacity,) + array.shape[1:], dtype=array.dtype)
-    out[:used] = array[:used]
-    return out
 
 
 class DilutedDraft:
@@ -277,7 +274,7 @@ class DilutedDraft:
         self.target, self.alpha = target, float(check.probability("alpha", alpha))
         self.vocab = target.vocab
         self._junk = target.vocab.index[JUNK]
-        self._rows: dict[int, _RowTable] = {}  # row_index's rows, by the target's table
+        self._rows: dict[int, StateTable] = {}  # row_index's rows, by the target's table
 
     @property
     def context_length(self) -> int:
@@ -294,22 +291,16 @@ class DilutedDraft:
         return table.rows[index]
 
     def row_index(self, windows, temperature: float = 1.0):
-        """Like ``CharNgramLM.row_index``: this draft's rows, computed from the target's kept rows
-        the first time each is asked for."""
+        """Like ``CharNgramLM.row_index``: this draft's rows for each of the target's states, computed
+        from the target's rows the first time."""
         index, kept = self.target.row_index(windows, temperature)
         table = self._rows.get(id(kept))
-        if table is None:
-            table = self._rows[id(kept)] = _RowTable(len(self.vocab))
-            table.of, table.mine = kept, np.zeros(0, dtype=np.intp)  # kept stays alive while its id is a key
-        if table.mine.size < kept.n:  # my row for each of the target's (-1: not computed yet)
-            table.mine = np.concatenate([table.mine, np.full(kept.n - table.mine.size, -1, dtype=np.intp)])
-        new = np.unique(index[table.mine[index] < 0])
-        if new.size:  # q = α·p, plus 1 − α on JUNK
-            q = self.alpha * kept.rows[new]
+        if table is None:  # q = α·p, plus 1 − α on JUNK
+            q = self.alpha * kept.rows
             q[:, self._junk] += 1.0 - self.alpha
-            table.mine[new] = np.arange(table.n, table.n + new.size)
-            table.extend(q)
-        return table.mine[index], table
+            table = self._rows[id(kept)] = StateTable(q, kept.next)
+            table.of = kept  # kept stays alive while its id is a key
+        return index, table
 
 
 def earlier_match_end(seq: list, n: int) -> int | None:
