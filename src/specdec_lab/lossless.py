@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _validate as check
 from .chisquare import MIN_EXPECTED, ChiSquareResult, chi2_sf, goodness_of_fit, p_text
-from .ngram_lm import earlier_match_end
+from .ngram_lm import earlier_match_end, earlier_match_ends
 from .verification import RoundResult, VerifyStep, draw_index, verify_greedy, verify_sampling
 
 __all__ = [
@@ -80,6 +80,19 @@ class PromptLookupDrafter:
                 tokens = seq[end:end + k]
                 return tokens, [np.eye(1, self.vocab_size, t).ravel() for t in tokens]
         return [], []
+
+    def propose_batch(self, tokens, lengths, k):
+        """``propose`` for many sequences at once (row b's first ``lengths[b]`` tokens):
+        (rows × k proposed tokens, 0 after the last, and how many each row proposes)."""
+        tokens, lengths = np.asarray(tokens), np.asarray(lengths)
+        ends = np.full(lengths.shape, -1, dtype=np.intp)
+        for n in range(self.max_n, self.min_n - 1, -1):  # the longest match first
+            found = earlier_match_ends(tokens, lengths[:, None], n)[:, 0]
+            ends = np.where(ends < 0, found, ends)
+        counts = np.where(ends >= 0, np.minimum(k, lengths - ends), 0)
+        at = np.minimum(np.maximum(ends, 0)[:, None] + np.arange(k), tokens.shape[1] - 1)
+        proposed = np.where(np.arange(k) < counts[:, None], tokens[np.arange(tokens.shape[0])[:, None], at], 0)
+        return proposed, counts
 
 
 # --- decoding ---------------------------------------------------------------------------------

@@ -246,7 +246,7 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
     if width > min(len(p) for p in prompts):
         width = 0  # a prompt shorter than a model's context: every model row by row, as the one-sequence decoder does
     fast = width > 0 and isinstance(drafter, ModelDrafter) and all(_States.usable(m, width) for m in models)
-    batch = _Batch(prompts, width, int(wanted.max()) + k + 1, lists=not fast)
+    batch = _Batch(prompts, width, int(wanted.max()) + k + 1, lists=not (fast or _whole_histories(target, drafter)))
     if fast:  # every row kept: a round follows each sequence's state in both models' automata
         on_target, on_draft = _States(target, batch, temperature), _States(drafter.model, batch, temperature)
         if not greedy:
@@ -321,6 +321,15 @@ def _round_rows(target, drafter, batch: _Batch, active, k, width, greedy, temper
     """One round's draft tokens and both models' rows, read through windows of each sequence's last
     tokens (prompt lookup, models without kept rows): (draft rows, target rows, draft tokens, how many)."""
     a = np.arange(active.size)
+    if _whole_histories(target, drafter):  # prompt lookup on a copying target: both read whole histories
+        length = batch.length[active]
+        tokens = batch.tokens[active, :int(length.max()) + k + 1]  # a copy: the draft tokens go in
+        x, drafted = drafter.propose_batch(tokens, length, k)
+        tokens[a[:, None], length[:, None] + np.arange(k)] = x
+        one_hot = np.zeros((active.size, k, len(target.vocab)))
+        one_hot[a[:, None], np.arange(k), x] = 1.0  # padding too: never read
+        scored = target.probs_after(tokens, length[:, None] + np.arange(k + 1), temperature)
+        return _Rows(dense=one_hot), _Rows(dense=scored), x, drafted
     ext = np.concatenate([batch.tails(active), np.zeros((active.size, k), dtype=np.int64)], axis=1)
     if isinstance(drafter, ModelDrafter):
         drafted = np.full(active.size, k, dtype=np.intp)
@@ -349,6 +358,12 @@ def _round_rows(target, drafter, batch: _Batch, active, k, width, greedy, temper
     scored = _Rows.at(target, batch, active, ext, range(k + 1), temperature,
                       need=_read(x, drafted, getattr(target, "never", None)))
     return draft, scored, x, drafted
+
+def _whole_histories(target, drafter) -> bool:
+    """Whether a round can ask both for all sequences at once with their whole histories
+    (``propose_batch``, ``probs_after``: prompt lookup and ``CopyingLM``)."""
+    return hasattr(drafter, "propose_batch") and hasattr(target, "probs_after")
+
 
 def _read(x: np.ndarray, drafted: np.ndarray, never) -> np.ndarray:
     """sequences × (k + 1): which target rows a round can read. Not those past the last draft

@@ -25,7 +25,8 @@ import numpy as np
 from . import _validate as check
 from .corpus import CORPUS
 
-__all__ = ["Vocabulary", "CharNgramLM", "DilutedDraft", "CopyingLM", "course_models", "JUNK"]
+__all__ = ["Vocabulary", "CharNgramLM", "DilutedDraft", "CopyingLM", "course_models", "JUNK",
+           "earlier_match_end", "earlier_match_ends"]
 
 JUNK = "□"
 """A character the corpus never contains: every model gives it probability 0."""
@@ -313,6 +314,23 @@ def earlier_match_end(seq: list, n: int) -> int | None:
     return None
 
 
+def earlier_match_ends(tokens, lengths, n: int) -> np.ndarray:
+    """``earlier_match_end`` for many sequences at once, −1 for None: ``tokens`` (rows × columns)
+    holds the sequences, ``lengths`` (rows × P) how long each of a row's P sequences is (its first
+    ``lengths[b, j]`` tokens). Returns rows × P."""
+    tokens, lengths = np.asarray(tokens), np.asarray(lengths)
+    starts = tokens.shape[1] - n + 1
+    if starts < 1:
+        return np.full(lengths.shape, -1, dtype=np.intp)
+    rows = np.arange(tokens.shape[0])[:, None, None]
+    tail = tokens[rows, np.maximum(lengths[..., None] - n, 0) + np.arange(n)]  # rows × P × n
+    same = np.arange(starts) <= (lengths - n - 1)[..., None]  # an earlier start (none when length ≤ n)
+    for i in range(n):
+        same &= tokens[:, None, i:i + starts] == tail[..., i, None]
+    last = np.where(same, np.arange(starts), -1).max(axis=2)
+    return np.where(last >= 0, last + n, -1)
+
+
 class CopyingLM:
     """A model that, like a large model rewriting a text it was given, tends to copy.
 
@@ -336,6 +354,21 @@ class CopyingLM:
         seq = list(ids)
         end = earlier_match_end(seq, self.match)
         return None if end is None else seq[end]
+
+    def probs_after(self, tokens, lengths, temperature: float = 1.0) -> np.ndarray:
+        """``probs`` after many histories at once: row b's first ``lengths[b, j]`` tokens, for every
+        column j of ``lengths`` (rows × P, each at least ``context_length``). Returns rows × P × V,
+        the same numbers as ``probs`` (the base's rows by ``row_index``, then the same mixing)."""
+        tokens, lengths = np.asarray(tokens), np.asarray(lengths)
+        m, rows = self.context_length, np.arange(tokens.shape[0])[:, None, None]
+        windows = tokens[rows, lengths[..., None] - m + np.arange(m)].reshape(-1, m)
+        index, table = self.base.row_index(windows, temperature)
+        p = table.rows[index].reshape(lengths.shape + (-1,))
+        ends = earlier_match_ends(tokens, lengths, self.match)
+        b, j = np.nonzero(ends >= 0)
+        p[b, j] = (1.0 - self.copy_weight) * p[b, j]
+        p[b, j, tokens[b, ends[b, j]]] += self.copy_weight
+        return p
 
     def probs(self, ids, temperature: float = 1.0) -> np.ndarray:
         p = self.base.probs(ids, temperature)
