@@ -314,21 +314,32 @@ def earlier_match_end(seq: list, n: int) -> int | None:
     return None
 
 
-def earlier_match_ends(tokens, lengths, n: int) -> np.ndarray:
-    """``earlier_match_end`` for many sequences at once, −1 for None: ``tokens`` (rows × columns)
-    holds the sequences, ``lengths`` (rows × P) how long each of a row's P sequences is (its first
-    ``lengths[b, j]`` tokens). Returns rows × P."""
-    tokens, lengths = np.asarray(tokens), np.asarray(lengths)
-    starts = tokens.shape[1] - n + 1
-    if starts < 1:
-        return np.full(lengths.shape, -1, dtype=np.intp)
-    rows = np.arange(tokens.shape[0])[:, None, None]
-    tail = tokens[rows, np.maximum(lengths[..., None] - n, 0) + np.arange(n)]  # rows × P × n
-    same = np.arange(starts) <= (lengths - n - 1)[..., None]  # an earlier start (none when length ≤ n)
-    for i in range(n):
-        same &= tokens[:, None, i:i + starts] == tail[..., i, None]
-    last = np.where(same, np.arange(starts), -1).max(axis=2)
-    return np.where(last >= 0, last + n, -1)
+def earlier_match_ends(tokens, lengths, sizes) -> dict[int, np.ndarray]:
+    """``earlier_match_end(seq, n)`` for many sequences and each n of ``sizes`` at once, −1 for
+    None: ``tokens`` (rows × columns, non-negative ids) holds the sequences, ``lengths`` (rows × P)
+    how long each of a row's P sequences is (its first ``lengths[b, j]`` tokens, at most the
+    number of columns). Returns {n: rows × P}.
+
+    Each run of n tokens is one integer (its ids as digits); the last n tokens of a sequence of
+    length L occurred earlier, ending just before column e, when the run before e (e ≥ n) has the
+    same integer and e < L."""
+    tokens, lengths = np.asarray(tokens, dtype=np.int64), np.asarray(lengths)
+    count, width = tokens.shape
+    base = int(tokens.max(initial=0)) + 1
+    if base ** max(sizes) >= 2 ** 62:
+        raise ValueError(f"sizes 太大：{max(sizes)} 個 token 編成一個整數會溢位（token 編號到 {base - 1}）")
+    rows, columns = np.arange(count)[:, None], np.arange(width + 1)
+    valid = columns < lengths[..., None]  # rows × P × columns: before the sequence's last token
+    code = np.zeros((count, width + 1), dtype=np.int64)  # column e: the run of n tokens before e
+    out = {}
+    for n in range(1, max(sizes) + 1):
+        code[:, n:] = code[:, n - 1:-1] * base + tokens[:, n - 1:] if n > 1 else tokens
+        code[:, :n] = -1  # fewer than n tokens before e
+        if n in sizes:
+            same = (code[:, None, :] == code[rows, lengths][..., None]) & valid
+            end = width - same[..., ::-1].argmax(axis=2)  # the last e where they match (e ≥ n: it is not −1)
+            out[n] = np.where(same[rows, np.arange(lengths.shape[1]), end], end, -1)
+    return out
 
 
 class CopyingLM:
@@ -364,7 +375,7 @@ class CopyingLM:
         windows = tokens[rows, lengths[..., None] - m + np.arange(m)].reshape(-1, m)
         index, table = self.base.row_index(windows, temperature)
         p = table.rows[index].reshape(lengths.shape + (-1,))
-        ends = earlier_match_ends(tokens, lengths, self.match)
+        ends = earlier_match_ends(tokens, lengths, [self.match])[self.match]
         b, j = np.nonzero(ends >= 0)
         p[b, j] = (1.0 - self.copy_weight) * p[b, j]
         p[b, j, tokens[b, ends[b, j]]] += self.copy_weight
