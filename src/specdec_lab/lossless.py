@@ -85,10 +85,10 @@ class PromptLookupDrafter:
         """``propose`` for many sequences at once (row b's first ``lengths[b]`` tokens):
         (rows × k proposed tokens, 0 after the last, and how many each row proposes)."""
         tokens, lengths = np.asarray(tokens), np.asarray(lengths)
-        found = earlier_match_ends(tokens, lengths[:, None], range(self.min_n, self.max_n + 1))
+        found = earlier_match_ends(tokens, lengths, range(self.min_n, self.max_n + 1))
         ends = np.full(lengths.shape, -1, dtype=np.intp)
         for n in range(self.max_n, self.min_n - 1, -1):  # the longest match first
-            ends = np.where(ends < 0, found[n][:, 0], ends)
+            ends = np.where(ends < 0, found[n], ends)
         counts = np.where(ends >= 0, np.minimum(k, lengths - ends), 0)
         at = np.minimum(np.maximum(ends, 0)[:, None] + np.arange(k), tokens.shape[1] - 1)
         proposed = np.where(np.arange(k) < counts[:, None], tokens[np.arange(tokens.shape[0])[:, None], at], 0)

@@ -328,7 +328,8 @@ def _round_rows(target, drafter, batch: _Batch, active, k, width, greedy, temper
         tokens[a[:, None], length[:, None] + np.arange(k)] = x
         one_hot = np.zeros((active.size, k, len(target.vocab)))
         one_hot[a[:, None], np.arange(k), x] = 1.0  # padding too: never read
-        scored = target.probs_after(tokens, length[:, None] + np.arange(k + 1), temperature)
+        scored = target.probs_after(tokens, length[:, None] + np.arange(k + 1), temperature,
+                                    need=np.arange(k + 1) <= drafted[:, None])  # none past the last draft token
         return _Rows(dense=one_hot), _Rows(dense=scored), x, drafted
     ext = np.concatenate([batch.tails(active), np.zeros((active.size, k), dtype=np.int64)], axis=1)
     if isinstance(drafter, ModelDrafter):

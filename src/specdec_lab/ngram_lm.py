@@ -314,31 +314,32 @@ def earlier_match_end(seq: list, n: int) -> int | None:
     return None
 
 
-def earlier_match_ends(tokens, lengths, sizes) -> dict[int, np.ndarray]:
+def earlier_match_ends(tokens, lengths, sizes, rows=None) -> dict[int, np.ndarray]:
     """``earlier_match_end(seq, n)`` for many sequences and each n of ``sizes`` at once, −1 for
-    None: ``tokens`` (rows × columns, non-negative ids) holds the sequences, ``lengths`` (rows × P)
-    how long each of a row's P sequences is (its first ``lengths[b, j]`` tokens, at most the
-    number of columns). Returns {n: rows × P}.
+    None: sequence i is the first ``lengths[i]`` tokens (at most the number of columns) of row
+    ``rows[i]`` of ``tokens`` (sequences × columns, non-negative ids; ``rows`` defaults to one
+    sequence per row). Returns {n: one end per sequence}.
 
     Each run of n tokens is one integer (its ids as digits); the last n tokens of a sequence of
     length L occurred earlier, ending just before column e, when the run before e (e ≥ n) has the
     same integer and e < L."""
-    tokens, lengths = np.asarray(tokens, dtype=np.int64), np.asarray(lengths)
-    count, width = tokens.shape
+    tokens, lengths = np.asarray(tokens, dtype=np.int64), np.asarray(lengths, dtype=np.intp)
+    rows = np.arange(tokens.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
+    width = tokens.shape[1]
     base = int(tokens.max(initial=0)) + 1
     if base ** max(sizes) >= 2 ** 62:
         raise ValueError(f"sizes 太大：{max(sizes)} 個 token 編成一個整數會溢位（token 編號到 {base - 1}）")
-    rows, columns = np.arange(count)[:, None], np.arange(width + 1)
-    valid = columns < lengths[..., None]  # rows × P × columns: before the sequence's last token
-    code = np.zeros((count, width + 1), dtype=np.int64)  # column e: the run of n tokens before e
-    out = {}
+    valid = np.arange(width + 1) < lengths[:, None]  # sequences × columns: before the last token
+    code = np.zeros((tokens.shape[0], width + 1), dtype=np.int64)  # column e: the run of n tokens before e
+    out, i = {}, np.arange(rows.size)
     for n in range(1, max(sizes) + 1):
         code[:, n:] = code[:, n - 1:-1] * base + tokens[:, n - 1:] if n > 1 else tokens
         code[:, :n] = -1  # fewer than n tokens before e
         if n in sizes:
-            same = (code[:, None, :] == code[rows, lengths][..., None]) & valid
-            end = width - same[..., ::-1].argmax(axis=2)  # the last e where they match (e ≥ n: it is not −1)
-            out[n] = np.where(same[rows, np.arange(lengths.shape[1]), end], end, -1)
+            mine = code[rows]
+            same = (mine == mine[i, lengths][:, None]) & valid
+            end = width - same[:, ::-1].argmax(axis=1)  # the last e where they match
+            out[n] = np.where(same[i, end], end, -1)
     return out
 
 
@@ -366,19 +367,22 @@ class CopyingLM:
         end = earlier_match_end(seq, self.match)
         return None if end is None else seq[end]
 
-    def probs_after(self, tokens, lengths, temperature: float = 1.0) -> np.ndarray:
+    def probs_after(self, tokens, lengths, temperature: float = 1.0, need=None) -> np.ndarray:
         """``probs`` after many histories at once: row b's first ``lengths[b, j]`` tokens, for every
         column j of ``lengths`` (rows × P, each at least ``context_length``). Returns rows × P × V,
-        the same numbers as ``probs`` (the base's rows by ``row_index``, then the same mixing)."""
+        the same numbers as ``probs`` (the base's rows by ``row_index``, then the same mixing);
+        where ``need`` (rows × P) is False, a row of zeros (a row nobody reads)."""
         tokens, lengths = np.asarray(tokens), np.asarray(lengths)
-        m, rows = self.context_length, np.arange(tokens.shape[0])[:, None, None]
-        windows = tokens[rows, lengths[..., None] - m + np.arange(m)].reshape(-1, m)
-        index, table = self.base.row_index(windows, temperature)
-        p = table.rows[index].reshape(lengths.shape + (-1,))
-        ends = earlier_match_ends(tokens, lengths, [self.match])[self.match]
-        b, j = np.nonzero(ends >= 0)
+        b, j = np.nonzero(np.ones(lengths.shape, dtype=bool) if need is None else need)
+        length, m = lengths[b, j], self.context_length
+        index, table = self.base.row_index(tokens[b[:, None], length[:, None] - m + np.arange(m)], temperature)
+        p = np.zeros(lengths.shape + (table.rows.shape[1],))
+        p[b, j] = table.rows[index]
+        end = earlier_match_ends(tokens, length, [self.match], rows=b)[self.match]
+        copies = end >= 0
+        b, j, end = b[copies], j[copies], end[copies]
         p[b, j] = (1.0 - self.copy_weight) * p[b, j]
-        p[b, j, tokens[b, ends[b, j]]] += self.copy_weight
+        p[b, j, tokens[b, end]] += self.copy_weight
         return p
 
     def probs(self, ids, temperature: float = 1.0) -> np.ndarray:
