@@ -140,6 +140,19 @@ def _batched(model, width: int) -> bool:
     return hasattr(model, "probs_batch") and getattr(model, "context_length", width + 1) <= width
 
 
+class _Computed:
+    """Rows computed for one round (``CopyingLM.rows_after``), read like a model's kept table."""
+
+    cdf = None  # computed for the rows read, when read
+
+    def __init__(self, rows: np.ndarray):
+        self.rows = rows
+
+    @property
+    def best(self) -> np.ndarray:
+        return self.rows.argmax(axis=1)
+
+
 class _Rows:
     """One model's next-token rows at some positions of every sequence in a round: kept rows
     (an index into the model's table, ``CharNgramLM.row_index``) or computed ones (dense,
@@ -240,6 +253,7 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
             names = "、".join(f.__name__ for f in _JUDGES)
             raise ValueError(f"verify 必須是 {names} 其中之一（批次版只認得這幾種），收到 {v!r}")
     rule_of = np.array([list(_JUDGES).index(v) if v in _JUDGES else -1 for v in verifiers])
+    one_rule = len(set(rule_of.tolist())) == 1
     uniforms = _Uniforms(_seeds(seeds, count))
     models = [target] + ([drafter.model] if isinstance(drafter, ModelDrafter) else [])
     width = max([m.context_length for m in models if hasattr(m, "probs_batch")] + [0])
@@ -284,13 +298,16 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
             expected, variance = (accepted + 1).astype(float), np.zeros(active.size)
         else:
             u = uniforms.peek(active, k + 1)
-            accepted, final, used = (np.zeros(active.size, dtype=np.intp) for _ in range(3))
-            ratio = np.zeros((active.size, k))
             rules = rule_of[active]
-            for rule in np.unique(rules).tolist():  # each verifier judges its own sequences
-                mine = np.flatnonzero(rules == rule)
-                accepted[mine], final[mine], used[mine], ratio[mine] = _judge(
-                    x[mine], draft.subset(mine), scored.subset(mine), drafted[mine], u[mine], list(_JUDGES)[rule])
+            if one_rule:
+                accepted, final, used, ratio = _judge(x, draft, scored, drafted, u, verifiers[0])
+            else:
+                accepted, final, used = (np.zeros(active.size, dtype=np.intp) for _ in range(3))
+                ratio = np.zeros((active.size, k))
+                for rule in np.unique(rules).tolist():  # each verifier judges its own sequences
+                    mine = np.flatnonzero(rules == rule)
+                    accepted[mine], final[mine], used[mine], ratio[mine] = _judge(
+                        x[mine], draft.subset(mine), scored.subset(mine), drafted[mine], u[mine], list(_JUDGES)[rule])
             uniforms.use(active, used)
             new = np.concatenate([x, np.zeros((active.size, 1), dtype=np.int64)], axis=1)
             new[a, accepted] = final
@@ -328,9 +345,9 @@ def _round_rows(target, drafter, batch: _Batch, active, k, width, greedy, temper
         tokens[a[:, None], length[:, None] + np.arange(k)] = x
         one_hot = np.zeros((active.size, k, len(target.vocab)))
         one_hot[a[:, None], np.arange(k), x] = 1.0  # padding too: never read
-        scored = target.probs_after(tokens, length[:, None] + np.arange(k + 1), temperature,
-                                    need=np.arange(k + 1) <= drafted[:, None])  # none past the last draft token
-        return _Rows(dense=one_hot), _Rows(dense=scored), x, drafted
+        index, rows = target.rows_after(tokens, length[:, None] + np.arange(k + 1), temperature,
+                                        need=np.arange(k + 1) <= drafted[:, None])  # none past the last draft token
+        return _Rows(dense=one_hot), _Rows(index=index, table=_Computed(rows)), x, drafted
     ext = np.concatenate([batch.tails(active), np.zeros((active.size, k), dtype=np.int64)], axis=1)
     if isinstance(drafter, ModelDrafter):
         drafted = np.full(active.size, k, dtype=np.intp)
@@ -362,8 +379,8 @@ def _round_rows(target, drafter, batch: _Batch, active, k, width, greedy, temper
 
 def _whole_histories(target, drafter) -> bool:
     """Whether a round can ask both for all sequences at once with their whole histories
-    (``propose_batch``, ``probs_after``: prompt lookup and ``CopyingLM``)."""
-    return hasattr(drafter, "propose_batch") and hasattr(target, "probs_after")
+    (``propose_batch``, ``rows_after``: prompt lookup and ``CopyingLM``)."""
+    return hasattr(drafter, "propose_batch") and hasattr(target, "rows_after")
 
 
 def _read(x: np.ndarray, drafted: np.ndarray, never) -> np.ndarray:

@@ -317,29 +317,25 @@ def earlier_match_end(seq: list, n: int) -> int | None:
 def earlier_match_ends(tokens, lengths, sizes, rows=None) -> dict[int, np.ndarray]:
     """``earlier_match_end(seq, n)`` for many sequences and each n of ``sizes`` at once, −1 for
     None: sequence i is the first ``lengths[i]`` tokens (at most the number of columns) of row
-    ``rows[i]`` of ``tokens`` (sequences × columns, non-negative ids; ``rows`` defaults to one
-    sequence per row). Returns {n: one end per sequence}.
+    ``rows[i]`` of ``tokens`` (non-negative ids; ``rows`` defaults to one sequence per row).
+    Returns {n: one end per sequence}.
 
-    Each run of n tokens is one integer (its ids as digits); the last n tokens of a sequence of
-    length L occurred earlier, ending just before column e, when the run before e (e ≥ n) has the
-    same integer and e < L."""
-    tokens, lengths = np.asarray(tokens, dtype=np.int64), np.asarray(lengths, dtype=np.intp)
+    The last n tokens of a sequence of length L occurred earlier, ending just before column e,
+    when e < L and the n tokens before e are the last n: the columns where the last n − 1 matched,
+    checked one token further back."""
+    tokens, lengths = np.asarray(tokens), np.asarray(lengths, dtype=np.intp)
     rows = np.arange(tokens.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
-    width = tokens.shape[1]
-    base = int(tokens.max(initial=0)) + 1
-    if base ** max(sizes) >= 2 ** 62:
-        raise ValueError(f"sizes 太大：{max(sizes)} 個 token 編成一個整數會溢位（token 編號到 {base - 1}）")
-    valid = np.arange(width + 1) < lengths[:, None]  # sequences × columns: before the last token
-    code = np.zeros((tokens.shape[0], width + 1), dtype=np.int64)  # column e: the run of n tokens before e
-    out, i = {}, np.arange(rows.size)
-    for n in range(1, max(sizes) + 1):
-        code[:, n:] = code[:, n - 1:-1] * base + tokens[:, n - 1:] if n > 1 else tokens
-        code[:, :n] = -1  # fewer than n tokens before e
+    width, longest, i = tokens.shape[1], max(sizes), np.arange(rows.size)
+    small = tokens.size == 0 or int(tokens.max()) < 2 ** 15 - 1  # int16 compares are quicker
+    padded = np.full((rows.size, longest + width), -1, dtype=np.int16 if small else np.int64)
+    padded[:, longest:] = tokens[rows]  # column longest + c: token c; −1 before token 0
+    same = np.arange(width + 1) < lengths[:, None]  # sequences × columns e = 0 … width
+    out = {}
+    for n in range(1, longest + 1):
+        same &= padded[:, longest - n:longest - n + width + 1] == padded[i, longest + lengths - n][:, None]
         if n in sizes:
-            mine = code[rows]
-            same = (mine == mine[i, lengths][:, None]) & valid
             end = width - same[:, ::-1].argmax(axis=1)  # the last e where they match
-            out[n] = np.where(same[i, end], end, -1)
+            out[n] = np.where(same[i, end] & (lengths > n), end, -1)  # length ≤ n: nothing earlier
     return out
 
 
@@ -367,23 +363,29 @@ class CopyingLM:
         end = earlier_match_end(seq, self.match)
         return None if end is None else seq[end]
 
-    def probs_after(self, tokens, lengths, temperature: float = 1.0, need=None) -> np.ndarray:
+    def probs_after(self, tokens, lengths, temperature: float = 1.0) -> np.ndarray:
         """``probs`` after many histories at once: row b's first ``lengths[b, j]`` tokens, for every
         column j of ``lengths`` (rows × P, each at least ``context_length``). Returns rows × P × V,
-        the same numbers as ``probs`` (the base's rows by ``row_index``, then the same mixing);
-        where ``need`` (rows × P) is False, a row of zeros (a row nobody reads)."""
+        the same numbers as ``probs`` (the base's rows by ``row_index``, then the same mixing)."""
+        index, rows = self.rows_after(tokens, lengths, temperature)
+        return rows[index]
+
+    def rows_after(self, tokens, lengths, temperature: float = 1.0, need=None):
+        """``probs_after`` kept compact: ``(index, rows)`` with ``rows[index]`` its rows; where
+        ``need`` (rows × P) is False no row is computed (index 0 stands in: a row nobody reads)."""
         tokens, lengths = np.asarray(tokens), np.asarray(lengths)
-        b, j = np.nonzero(np.ones(lengths.shape, dtype=bool) if need is None else need)
+        wanted = np.ones(lengths.shape, dtype=bool) if need is None else np.asarray(need, dtype=bool)
+        b, j = np.nonzero(wanted)
         length, m = lengths[b, j], self.context_length
         index, table = self.base.row_index(tokens[b[:, None], length[:, None] - m + np.arange(m)], temperature)
-        p = np.zeros(lengths.shape + (table.rows.shape[1],))
-        p[b, j] = table.rows[index]
+        p = table.rows[index]
         end = earlier_match_ends(tokens, length, [self.match], rows=b)[self.match]
-        copies = end >= 0
-        b, j, end = b[copies], j[copies], end[copies]
-        p[b, j] = (1.0 - self.copy_weight) * p[b, j]
-        p[b, j, tokens[b, end]] += self.copy_weight
-        return p
+        copies = np.flatnonzero(end >= 0)
+        p[copies] = (1.0 - self.copy_weight) * p[copies]
+        p[copies, tokens[b[copies], end[copies]]] += self.copy_weight
+        where = np.zeros(lengths.shape, dtype=np.intp)
+        where[b, j] = np.arange(b.size)
+        return where, p
 
     def probs(self, ids, temperature: float = 1.0) -> np.ndarray:
         p = self.base.probs(ids, temperature)
