@@ -101,8 +101,7 @@ class CharNgramLM:
         ``temperature`` T reshapes it as p^(1/T), renormalised; T → 0 is not allowed here
         (greedy decoding uses the argmax of T = 1 instead).
         """
-        if not (isinstance(temperature, (int, float)) and 0.05 <= temperature <= 20):
-            raise ValueError(f"temperature 必須介於 0.05 與 20 之間，收到 {temperature!r}")
+        _check_temperature(temperature)
         key = (self.state(ids), float(temperature))
         cached = self._cache.get(key)
         if cached is not None:
@@ -145,7 +144,7 @@ class CharNgramLM:
             raise ValueError(f"windows 必須是二維的 token 編號陣列，每列至少 {m} 個，收到形狀 {windows.shape}")
         table = self._rows.get(float(temperature))
         if table is None:
-            self.probs([0] * m, temperature)  # checks the temperature
+            _check_temperature(temperature)
             histories, follow = self.automaton()
             rows = np.concatenate([self._many(h, temperature) for h in histories])
             table = self._rows[float(temperature)] = StateTable(rows, follow)
@@ -229,6 +228,11 @@ class CharNgramLM:
                              np.concatenate([e[1] for _, e in items])))
             self._flat = flat
         return self._flat
+
+
+def _check_temperature(temperature) -> None:
+    if not (isinstance(temperature, (int, float)) and 0.05 <= temperature <= 20):
+        raise ValueError(f"temperature 必須介於 0.05 與 20 之間，收到 {temperature!r}")
 
 
 def _code(ids, size: int) -> int:
