@@ -7,8 +7,14 @@ its uniforms from its own ``numpy.random.Generator`` (seed ``seeds[b]``) in the 
 one-sequence decoder does — k for the draft's proposals, one per judged draft token, one for the
 residual or bonus draw — so only the arithmetic is shared by the batch. ``target_decode_batch``
 does the same for ``target_decode``. tests/test_lossless_batch.py pins both to the one-sequence
-versions. Models with a ``probs_batch`` (``CharNgramLM``, ``DilutedDraft``) are asked for all
-sequences' rows at once; any other model (``CopyingLM``) row by row with ``probs``.
+versions. How a round gets its rows, quickest first:
+
+* an n-gram target and draft (``CharNgramLM``, ``DilutedDraft``): every row is kept, by state of
+  the model's automaton (``CharNgramLM.row_index``), and each sequence's state follows its tokens;
+* prompt lookup on a copying target (``PromptLookupDrafter.propose_batch``,
+  ``CopyingLM.rows_after``): both read every sequence's whole history at once;
+* otherwise models with a ``probs_batch`` are asked for all sequences' rows at once, any other
+  model row by row with ``probs``.
 """
 from __future__ import annotations
 
@@ -298,12 +304,12 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
             expected, variance = (accepted + 1).astype(float), np.zeros(active.size)
         else:
             u = uniforms.peek(active, k + 1)
-            rules = rule_of[active]
             if one_rule:
                 accepted, final, used, ratio = _judge(x, draft, scored, drafted, u, verifiers[0])
             else:
                 accepted, final, used = (np.zeros(active.size, dtype=np.intp) for _ in range(3))
                 ratio = np.zeros((active.size, k))
+                rules = rule_of[active]
                 for rule in np.unique(rules).tolist():  # each verifier judges its own sequences
                     mine = np.flatnonzero(rules == rule)
                     accepted[mine], final[mine], used[mine], ratio[mine] = _judge(

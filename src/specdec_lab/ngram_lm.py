@@ -326,7 +326,8 @@ def earlier_match_ends(tokens, lengths, sizes, rows=None) -> dict[int, np.ndarra
 
     The last n tokens of a sequence of length L occurred earlier, ending just before column e,
     when e < L and the n tokens before e are the last n: the columns where the last n − 1 matched,
-    checked one token further back."""
+    checked one token further back (−1 stands before the first token on both sides, so a sequence
+    of n or fewer tokens has no earlier match: its first token is never matched)."""
     tokens, lengths = np.asarray(tokens), np.asarray(lengths, dtype=np.intp)
     rows = np.arange(tokens.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
     width, longest, i = tokens.shape[1], max(sizes), np.arange(rows.size)
@@ -339,7 +340,7 @@ def earlier_match_ends(tokens, lengths, sizes, rows=None) -> dict[int, np.ndarra
         same &= padded[:, longest - n:longest - n + width + 1] == padded[i, longest + lengths - n][:, None]
         if n in sizes:
             end = width - same[:, ::-1].argmax(axis=1)  # the last e where they match
-            out[n] = np.where(same[i, end] & (lengths > n), end, -1)  # length ≤ n: nothing earlier
+            out[n] = np.where(same[i, end], end, -1)
     return out
 
 
