@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate as check
-from .chisquare import MIN_EXPECTED, ChiSquareResult, chi2_sf, goodness_of_fit, p_text
+from .chisquare import MIN_EXPECTED, ChiSquareResult, _pearson, chi2_sf, p_text
 from .ngram_lm import earlier_match_end, earlier_match_ends
 from .verification import RoundResult, VerifyStep, draw_index, verify_greedy, verify_sampling
 
@@ -314,13 +314,17 @@ def transition_test(target, runs, *, temperature=1.0, contexts=None, min_visits=
     if not chosen:
         raise ValueError(f"沒有任何上下文出現至少 {min_visits} 次：請產生更多字，或降低 min_visits")
     per_context, stat, dof, used = [], 0.0, 0, 0
-    size = len(target.vocab)
-    for state, toks in chosen:
-        p = target.probs(list(state), temperature)
+    size, labels = len(target.vocab), list(target.vocab.chars)
+    states = [state for state, _ in chosen]
+    if hasattr(target, "probs_batch") and len({len(s) for s in states}) == 1 and len(states[0]) >= target.context_length:
+        rows = target.probs_batch(np.array(states, dtype=np.int64).reshape(len(states), -1), temperature)  # = probs, bit for bit
+    else:
+        rows = [target.probs(list(state), temperature) for state in states]
+    for (state, toks), p in zip(chosen, rows):
         if np.sum(len(toks) * p >= MIN_EXPECTED) < 1:
             continue  # no character expected MIN_EXPECTED times: too few visits to test
-        counts = np.bincount(toks, minlength=size)  # toks are intp: wasm32 in Pyodide
-        result = goodness_of_fit(counts, p, labels=target.vocab.chars)
+        counts = np.bincount(toks, minlength=size).astype(float)  # toks are intp: wasm32 in Pyodide
+        result = _pearson(counts, p, labels)  # goodness_of_fit's test: the counts and the model's rows are valid
         per_context.append((target.vocab.decode(state), len(toks), result))
         stat += result.statistic
         dof += result.dof

@@ -52,7 +52,11 @@ class Vocabulary:
         return [self.index[c] for c in text]
 
     def decode(self, ids) -> str:
-        return "".join(self.chars[int(i)] for i in ids)
+        chars, ids = self.chars, ids.tolist() if isinstance(ids, np.ndarray) else ids
+        try:
+            return "".join([chars[i] for i in ids])  # ints (the usual case): no int() call per id
+        except TypeError:
+            return "".join(chars[int(i)] for i in ids)
 
 
 class CharNgramLM:
