@@ -173,18 +173,25 @@ class CharNgramLM:
             size, m = len(self.vocab), self.context_length
             codes = [np.zeros(1, dtype=np.int64)] + [table[0] for table in self._flat_tables()]  # by length
             first = np.cumsum([0] + [c.size for c in codes])  # each length's first state
-            follow = np.zeros((int(first[-1]), size), dtype=np.intp)  # 0: the empty context
-            tokens = np.arange(size, dtype=np.int64)
-            for length, mine in enumerate(codes):
-                block = np.zeros((mine.size, size), dtype=np.intp)
-                found = np.zeros(block.shape, dtype=bool)
-                for n in range(min(length + 1, m), 0, -1):  # the candidate suffix's length, longest first
-                    candidate = (mine % size ** (n - 1))[:, None] * size + tokens
-                    at = np.minimum(np.searchsorted(codes[n], candidate), codes[n].size - 1)
-                    hit = (codes[n][at] == candidate) & ~found
-                    block[hit] = first[n] + at[hit]
-                    found |= hit
-                follow[first[length]:first[length + 1]] = block
+            # one token w: its own state (a context of length 1), or the empty one (0)
+            single = np.zeros(size, dtype=np.intp)
+            if m:
+                single[codes[1]] = first[1] + np.arange(codes[1].size)
+            follow = np.empty((int(first[-1]), size), dtype=np.intp)
+            follow[:] = single
+            # a longer suffix g (length n) of context + w wins where the text has it: for every
+            # state whose context ends with g's first n − 1 tokens, and w = g's last (n growing,
+            # so the longest one is left; each state and w has at most one g of each length)
+            for n in range(2, m + 1):
+                prefix, last = codes[n] // size, codes[n] % size
+                for length in range(n - 1, m + 1):
+                    suffix = codes[length] % size ** (n - 1)  # each state's last n − 1 tokens
+                    order = np.argsort(suffix, kind="stable")
+                    lo = np.searchsorted(suffix[order], prefix, side="left")
+                    many = np.searchsorted(suffix[order], prefix, side="right") - lo
+                    g = np.repeat(np.arange(prefix.size), many)
+                    at = np.repeat(lo - np.cumsum(many) + many, many) + np.arange(many.sum())
+                    follow[first[length] + order[at], last[g]] = first[n] + g
             histories = [(c[:, None] // size ** np.arange(n - 1, -1, -1, dtype=np.int64)) % size
                          for n, c in enumerate(codes)]
             histories[0] = np.zeros((1, 0), dtype=np.int64)
