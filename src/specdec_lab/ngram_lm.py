@@ -347,8 +347,10 @@ def earlier_match_ends(tokens, lengths, sizes, rows=None) -> dict[int, np.ndarra
     padded[:, longest:] = tokens[rows]  # column longest + c: token c; −1 before token 0
     same = np.arange(width + 1) < lengths[:, None]  # sequences × columns e = 0 … width
     out = {}
+    equal = np.empty(same.shape, dtype=bool)
     for n in range(1, longest + 1):
-        same &= padded[:, longest - n:longest - n + width + 1] == padded[i, longest + lengths - n][:, None]
+        np.equal(padded[:, longest - n:longest - n + width + 1], padded[i, longest + lengths - n][:, None], out=equal)
+        same &= equal
         if n in sizes:
             end = width - same[:, ::-1].argmax(axis=1)  # the last e where they match
             out[n] = np.where(same[i, end], end, -1)
@@ -394,10 +396,10 @@ class CopyingLM:
         b, j = np.nonzero(wanted)
         length, m = lengths[b, j], self.context_length
         index, table = self.base.row_index(tokens[b[:, None], length[:, None] - m + np.arange(m)], temperature)
-        p = table.rows[index]
         end = earlier_match_ends(tokens, length, [self.match], rows=b)[self.match]
         copies = np.flatnonzero(end >= 0)
-        p[copies] = (1.0 - self.copy_weight) * p[copies]
+        scale = np.where(end >= 0, 1.0 - self.copy_weight, 1.0)  # × 1.0 leaves a row as it is
+        p = table.rows[index] * scale[:, None]
         p[copies, tokens[b[copies], end[copies]]] += self.copy_weight
         where = np.zeros(lengths.shape, dtype=np.intp)
         where[b, j] = np.arange(b.size)
