@@ -260,6 +260,9 @@ def test_copying_rows_at_once_are_probs_bit_for_bit(temperature):
     need = rng.random((60, 4)) < 0.5
     index, kept = copier.rows_after(tokens, lengths, temperature, need=need)
     assert kept.shape[0] == need.sum() and np.array_equal(kept[index[need]], rows[need])
+    known = earlier_match_ends(tokens, lengths[:, 0], [2, 3])  # as prompt lookup finds them at j = 0
+    index, kept = copier.rows_after(tokens, lengths, temperature, need=need, known=known)
+    assert np.array_equal(kept[index[need]], rows[need])
 
 
 def test_prompt_lookup_table_runs_both_tasks_as_each_alone():

@@ -81,11 +81,13 @@ class PromptLookupDrafter:
                 return tokens, [np.eye(1, self.vocab_size, t).ravel() for t in tokens]
         return [], []
 
-    def propose_batch(self, tokens, lengths, k):
+    def propose_batch(self, tokens, lengths, k, found=None):
         """``propose`` for many sequences at once (row b's first ``lengths[b]`` tokens):
-        (rows × k proposed tokens, 0 after the last, and how many each row proposes)."""
+        (rows × k proposed tokens, 0 after the last, and how many each row proposes). A dict
+        ``found`` receives the ``earlier_match_ends`` it looked up (by n)."""
         tokens, lengths = np.asarray(tokens), np.asarray(lengths)
-        found = earlier_match_ends(tokens, lengths, range(self.min_n, self.max_n + 1))
+        found = {} if found is None else found
+        found.update(earlier_match_ends(tokens, lengths, range(self.min_n, self.max_n + 1)))
         ends = np.full(lengths.shape, -1, dtype=np.intp)
         for n in range(self.max_n, self.min_n - 1, -1):  # the longest match first
             ends = np.where(ends < 0, found[n], ends)

@@ -347,12 +347,13 @@ def _round_rows(target, drafter, batch: _Batch, active, k, width, greedy, temper
     if _whole_histories(target, drafter):  # prompt lookup on a copying target: both read whole histories
         length = batch.length[active]
         tokens = batch.tokens[active, :int(length.max()) + k + 1]  # a copy: the draft tokens go in
-        x, drafted = drafter.propose_batch(tokens, length, k)
+        found = {}  # the runs prompt lookup matched: the copy head looks for the same ones at j = 0
+        x, drafted = drafter.propose_batch(tokens, length, k, found=found)
         tokens[a[:, None], length[:, None] + np.arange(k)] = x
         one_hot = np.zeros((active.size, k, len(target.vocab)))
         one_hot[a[:, None], np.arange(k), x] = 1.0  # padding too: never read
         index, rows = target.rows_after(tokens, length[:, None] + np.arange(k + 1), temperature,
-                                        need=np.arange(k + 1) <= drafted[:, None])  # none past the last draft token
+                                        need=np.arange(k + 1) <= drafted[:, None], known=found)  # none past the last draft token
         return _Rows(dense=one_hot), _Rows(index=index, table=_Computed(rows)), x, drafted
     ext = np.concatenate([batch.tails(active), np.zeros((active.size, k), dtype=np.int64)], axis=1)
     if isinstance(drafter, ModelDrafter):

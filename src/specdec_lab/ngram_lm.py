@@ -388,15 +388,22 @@ class CopyingLM:
         index, rows = self.rows_after(tokens, lengths, temperature)
         return rows[index]
 
-    def rows_after(self, tokens, lengths, temperature: float = 1.0, need=None):
+    def rows_after(self, tokens, lengths, temperature: float = 1.0, need=None, known=None):
         """``probs_after`` kept compact: ``(index, rows)`` with ``rows[index]`` its rows; where
-        ``need`` (rows × P) is False no row is computed (index 0 stands in: a row nobody reads)."""
+        ``need`` (rows × P) is False no row is computed (index 0 stands in: a row nobody reads).
+        ``known``: ``earlier_match_ends`` of each row at ``lengths[:, 0]``, by n, when a caller
+        already has them (prompt lookup looks for the same runs): the copy head reuses them."""
         tokens, lengths = np.asarray(tokens), np.asarray(lengths)
         wanted = np.ones(lengths.shape, dtype=bool) if need is None else np.asarray(need, dtype=bool)
         b, j = np.nonzero(wanted)
         length, m = lengths[b, j], self.context_length
         index, table = self.base.row_index(tokens[b[:, None], length[:, None] - m + np.arange(m)], temperature)
-        end = earlier_match_ends(tokens, length, [self.match], rows=b)[self.match]
+        if known is not None and self.match in known:
+            end = np.asarray(known[self.match])[b]  # right for j = 0
+            later = np.flatnonzero(j > 0)
+            end[later] = earlier_match_ends(tokens, length[later], [self.match], rows=b[later])[self.match]
+        else:
+            end = earlier_match_ends(tokens, length, [self.match], rows=b)[self.match]
         copies = np.flatnonzero(end >= 0)
         scale = np.where(end >= 0, 1.0 - self.copy_weight, 1.0)  # × 1.0 leaves a row as it is
         p = table.rows[index] * scale[:, None]
