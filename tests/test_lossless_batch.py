@@ -19,7 +19,7 @@ from specdec_lab.lossless import (
     verify_resample_from_target,
 )
 from specdec_lab.lossless_batch import speculative_decode_batch, target_decode_batch
-from specdec_lab.ngram_lm import CharNgramLM, CopyingLM, DilutedDraft
+from specdec_lab.ngram_lm import CharNgramLM, CopyingLM, DilutedDraft, earlier_match_end, earlier_match_ends
 from specdec_lab.progress import Progress
 from specdec_lab.verification import verify_sampling
 from support.lossless_runs import models
@@ -153,6 +153,132 @@ def test_batched_rows_check_their_input():
         TARGET.probs_batch(np.zeros((3, 2), dtype=int))
     with pytest.raises(ValueError, match="temperature"):
         TARGET.probs_batch(np.zeros((3, 3), dtype=int), 0.0)
+
+
+def longest_context_suffix(model, window):
+    """The longest suffix of ``window`` that the model's text has as a context (the empty one at least),
+    read from the model's own count tables."""
+    window = tuple(window)
+    for start in range(len(window)):
+        if window[start:] in model._tables[len(window) - start - 1]:
+            return window[start:]
+    return ()
+
+
+@pytest.mark.parametrize("order", [4, 2, 3])
+def test_a_window_s_state_is_its_longest_suffix_the_text_contains(order):
+    """row_index walks the model's automaton (state × token → state): the state it ends in is the
+    window's longest suffix among the text's contexts, and the state after any state and token is
+    that of the state's context plus the token."""
+    model = {4: TARGET, 2: DRAFT}.get(order) or CharNgramLM(CORPUS, order, vocab=TARGET.vocab)
+    histories, follow = model.automaton()
+    contexts = [tuple(h) for block in histories for h in block.tolist()]
+    assert len(set(contexts)) == len(contexts) == follow.shape[0]
+    assert contexts[0] == () and follow.shape[1] == len(TARGET.vocab)
+    windows = windows_to_test(order, count=600)
+    index, _ = model.row_index(windows)
+    for w, state in zip(windows.tolist(), index.tolist()):
+        assert contexts[state] == longest_context_suffix(model, w[len(w) - model.context_length:]), w
+    rng = np.random.default_rng(3)
+    for state, token in zip(rng.integers(0, len(contexts), 3000).tolist(), rng.integers(0, len(TARGET.vocab), 3000).tolist()):
+        grown = (contexts[state] + (token,))[-model.context_length:]
+        assert contexts[follow[state, token]] == longest_context_suffix(model, grown), (contexts[state], token)
+
+
+def test_batched_runs_never_ask_probs_row_by_row(monkeypatch):
+    """The equality tests above go through the batched paths: kept rows (the automaton) for the
+    n-gram models, whole histories at once for prompt lookup on a copying target."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("probs called row by row")
+    prompts = [line[:5] for line in LINES[:4]]
+    copier = CopyingLM(TARGET, copy_weight=0.8)
+    lookup = PromptLookupDrafter(len(TARGET.vocab), min_n=2, max_n=4)
+    for greedy in (True, False):
+        for model in (TARGET, DRAFT):
+            monkeypatch.setattr(model, "probs", refuse)
+        speculative_decode_batch(TARGET, DRAFT, prompts, 40, 4, greedy=greedy, temperature=T, seeds=range(4))
+        speculative_decode_batch(TARGET, DilutedDraft(TARGET, 0.5), prompts, 40, 4, greedy=greedy, seeds=range(4))
+        speculative_decode_batch(copier, lookup, [p + p for p in prompts], 40, 4, greedy=greedy, seeds=range(4))
+        monkeypatch.undo()
+
+
+# --- whole histories at once: prompt lookup, the copy head -----------------------------------------
+
+
+def sequences_to_test(count=400, width=14, alphabet=3, seed=0):
+    """Short sequences over a few tokens (many earlier matches of every length), of every length."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, alphabet, (count, width)), rng.integers(0, width + 1, count)
+
+
+def test_earlier_matches_at_once_are_earlier_match_end():
+    tokens, lengths = sequences_to_test()
+    for sizes in ([1], [3], [2, 3, 4], [5]):
+        got = earlier_match_ends(tokens, lengths, sizes)
+        assert sorted(got) == sorted(sizes)
+        for n in sizes:
+            want = [earlier_match_end(t[:L].tolist(), n) for t, L in zip(tokens, lengths)]
+            assert got[n].tolist() == [-1 if w is None else w for w in want], n
+    rows = np.repeat(np.arange(50), 3)  # several sequences from one row of tokens
+    lengths = np.minimum(lengths[rows] + np.tile([0, 1, 2], 50), tokens.shape[1])
+    got = earlier_match_ends(tokens, lengths, [3], rows=rows)[3]
+    assert got.tolist() == [-1 if w is None else w for w in
+                            (earlier_match_end(tokens[r, :L].tolist(), 3) for r, L in zip(rows, lengths))]
+    assert (got >= 0).sum() > 10 and (got < 0).sum() > 10  # both kinds were checked
+
+
+@pytest.mark.parametrize("min_n, max_n, k", [(2, 4, 4), (1, 2, 1), (3, 3, 6)])
+def test_prompt_lookup_proposes_the_same_at_once(min_n, max_n, k):
+    tokens, lengths = sequences_to_test(alphabet=4, width=20, seed=1)
+    lengths = np.maximum(lengths, 1)
+    lookup = PromptLookupDrafter(4, min_n=min_n, max_n=max_n)
+    proposed, counts = lookup.propose_batch(tokens, lengths, k)
+    for t, L, row, c in zip(tokens, lengths, proposed.tolist(), counts.tolist()):
+        want, _ = lookup.propose(t[:L].tolist(), k, False, 1.0, None)
+        assert row[:c] == want and c == len(want) and row[c:] == [0] * (k - c)
+    assert {0, k} <= set(counts.tolist())
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.6])
+def test_copying_rows_at_once_are_probs_bit_for_bit(temperature):
+    ids = np.array(TARGET.vocab.encode(CORPUS))
+    rng = np.random.default_rng(2)
+    starts = rng.integers(0, ids.size - 40, 60)
+    tokens = np.stack([ids[s:s + 40] for s in starts])
+    tokens[::3, 20:] = tokens[::3, :20]  # a repeated stretch: the copy head fires
+    tokens[1::3, 30:] = rng.integers(0, len(TARGET.vocab), (20, 10))
+    lengths = rng.integers(3, 41, (60, 4))
+    copier = CopyingLM(TARGET, copy_weight=0.7)
+    rows = copier.probs_after(tokens, lengths, temperature)
+    copied = 0
+    for b in range(60):
+        for j in range(4):
+            history = tokens[b, :lengths[b, j]].tolist()
+            assert np.array_equal(rows[b, j], copier.probs(history, temperature)), (b, j)
+            copied += copier.copied(history) is not None
+    assert 30 < copied < 230
+    need = rng.random((60, 4)) < 0.5
+    index, kept = copier.rows_after(tokens, lengths, temperature, need=need)
+    assert kept.shape[0] == need.sum() and np.array_equal(kept[index[need]], rows[need])
+    known = earlier_match_ends(tokens, lengths[:, 0], [2, 3])  # as prompt lookup finds them at j = 0
+    index, kept = copier.rows_after(tokens, lengths, temperature, need=need, known=known)
+    assert np.array_equal(kept[index[need]], rows[need])
+
+
+def test_prompt_lookup_table_runs_both_tasks_as_each_alone():
+    """D's two tasks in one batch give the rows each task's own one-sequence runs give."""
+    copier = CopyingLM(TARGET, copy_weight=0.8)
+    lookup = PromptLookupDrafter(len(TARGET.vocab), min_n=2, max_n=4)
+    table = lx.prompt_lookup_table(TARGET, repeats=1, seed=5)
+    for row, (task, make) in zip(table, lx.TASKS.items()):
+        runs = [speculative_decode(copier, lookup, make(line), len(line) - 4, lx.K, temperature=T, seed=5 + i)
+                for i, line in enumerate(LINES)]
+        drafted = np.concatenate([r.drafted for r in runs])
+        accepted = np.concatenate([r.accepted for r in runs])
+        emitted = np.concatenate([r.emitted for r in runs])
+        proposed = drafted > 0
+        assert row == lx.LookupRow(task, int(drafted.size), float(proposed.mean()), float((accepted[proposed] > 0).mean()),
+                                   float(emitted.mean()), float(emitted.std() / np.sqrt(emitted.size)))
 
 
 # --- the χ² count ----------------------------------------------------------------------------------

@@ -26,7 +26,11 @@ def chi2_sf(x: float, dof: int) -> float:
     a finite sum; an erfc term for odd ``dof``), summed in log space so large statistics give
     tiny p-values instead of overflow.
     """
-    dof = check.scalar_int("dof", dof, minimum=1, maximum=MAX_DOF)
+    return _chi2_sf(x, check.scalar_int("dof", dof, minimum=1, maximum=MAX_DOF))
+
+
+def _chi2_sf(x: float, dof: int) -> float:
+    """``chi2_sf`` for a ``dof`` known to be an integer in [1, MAX_DOF]."""
     x = float(x)
     if not (x >= 0.0) or math.isinf(x):
         if math.isinf(x) and x > 0:
@@ -118,10 +122,15 @@ def goodness_of_fit(observed, probabilities, labels=None, min_expected=MIN_EXPEC
         raise ValueError(f"labels 必須每格一個名稱：observed 有 {obs.size} 格，labels 有 {len(labels)} 個")
     check.scalar("min_expected", min_expected)
     min_expected = float(check.positive("min_expected", min_expected))
-    n = obs.sum()
-    if n < 1:
+    if obs.sum() < 1:
         raise ValueError("observed 的總數是 0：沒有任何樣本可以檢定")
-    labels = list(range(obs.size)) if labels is None else list(labels)
+    return _pearson(obs, prob, list(range(obs.size)) if labels is None else list(labels), min_expected)
+
+
+def _pearson(obs: np.ndarray, prob: np.ndarray, labels, min_expected: float = MIN_EXPECTED) -> ChiSquareResult:
+    """``goodness_of_fit`` once its input is known to be valid (float counts with a positive
+    total, probabilities summing to 1, one label per cell): the pooling and the test."""
+    n = obs.sum()
     expected = n * prob
     big = expected >= min_expected
     if np.any(obs[expected == 0] > 0):
@@ -147,4 +156,4 @@ def goodness_of_fit(observed, probabilities, labels=None, min_expected=MIN_EXPEC
     e = np.asarray(cells_exp)
     stat = float(((o - e) ** 2 / e).sum())
     dof = o.size - 1
-    return ChiSquareResult(stat, dof, chi2_sf(stat, dof), o, e, cells_lab)
+    return ChiSquareResult(stat, dof, _chi2_sf(stat, dof) if dof <= MAX_DOF else chi2_sf(stat, dof), o, e, cells_lab)

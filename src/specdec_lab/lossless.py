@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate as check
-from .chisquare import MIN_EXPECTED, ChiSquareResult, chi2_sf, goodness_of_fit, p_text
-from .ngram_lm import earlier_match_end
+from .chisquare import MIN_EXPECTED, ChiSquareResult, _pearson, chi2_sf, p_text
+from .ngram_lm import earlier_match_end, earlier_match_ends
 from .verification import RoundResult, VerifyStep, draw_index, verify_greedy, verify_sampling
 
 __all__ = [
@@ -80,6 +80,21 @@ class PromptLookupDrafter:
                 tokens = seq[end:end + k]
                 return tokens, [np.eye(1, self.vocab_size, t).ravel() for t in tokens]
         return [], []
+
+    def propose_batch(self, tokens, lengths, k, found=None):
+        """``propose`` for many sequences at once (row b's first ``lengths[b]`` tokens):
+        (rows × k proposed tokens, 0 after the last, and how many each row proposes). A dict
+        ``found`` receives the ``earlier_match_ends`` it looked up (by n)."""
+        tokens, lengths = np.asarray(tokens), np.asarray(lengths)
+        found = {} if found is None else found
+        found.update(earlier_match_ends(tokens, lengths, range(self.min_n, self.max_n + 1)))
+        ends = np.full(lengths.shape, -1, dtype=np.intp)
+        for n in range(self.max_n, self.min_n - 1, -1):  # the longest match first
+            ends = np.where(ends < 0, found[n], ends)
+        counts = np.where(ends >= 0, np.minimum(k, lengths - ends), 0)
+        at = np.minimum(np.maximum(ends, 0)[:, None] + np.arange(k), tokens.shape[1] - 1)
+        proposed = np.where(np.arange(k) < counts[:, None], tokens[np.arange(tokens.shape[0])[:, None], at], 0)
+        return proposed, counts
 
 
 # --- decoding ---------------------------------------------------------------------------------
@@ -301,13 +316,17 @@ def transition_test(target, runs, *, temperature=1.0, contexts=None, min_visits=
     if not chosen:
         raise ValueError(f"沒有任何上下文出現至少 {min_visits} 次：請產生更多字，或降低 min_visits")
     per_context, stat, dof, used = [], 0.0, 0, 0
-    size = len(target.vocab)
-    for state, toks in chosen:
-        p = target.probs(list(state), temperature)
+    size, labels = len(target.vocab), list(target.vocab.chars)
+    states = [state for state, _ in chosen]
+    if hasattr(target, "probs_batch") and len({len(s) for s in states}) == 1 and len(states[0]) >= target.context_length:
+        rows = target.probs_batch(np.array(states, dtype=np.int64).reshape(len(states), -1), temperature)  # = probs, bit for bit
+    else:
+        rows = [target.probs(list(state), temperature) for state in states]
+    for (state, toks), p in zip(chosen, rows):
         if np.sum(len(toks) * p >= MIN_EXPECTED) < 1:
             continue  # no character expected MIN_EXPECTED times: too few visits to test
-        counts = np.bincount(toks, minlength=size)  # toks are intp: wasm32 in Pyodide
-        result = goodness_of_fit(counts, p, labels=target.vocab.chars)
+        counts = np.bincount(toks, minlength=size).astype(float)  # toks are intp: wasm32 in Pyodide
+        result = _pearson(counts, p, labels)  # goodness_of_fit's test: the counts and the model's rows are valid
         per_context.append((target.vocab.decode(state), len(toks), result))
         stat += result.statistic
         dof += result.dof

@@ -7,8 +7,14 @@ its uniforms from its own ``numpy.random.Generator`` (seed ``seeds[b]``) in the 
 one-sequence decoder does — k for the draft's proposals, one per judged draft token, one for the
 residual or bonus draw — so only the arithmetic is shared by the batch. ``target_decode_batch``
 does the same for ``target_decode``. tests/test_lossless_batch.py pins both to the one-sequence
-versions. Models with a ``probs_batch`` (``CharNgramLM``, ``DilutedDraft``) are asked for all
-sequences' rows at once; any other model (``CopyingLM``) row by row with ``probs``.
+versions. How a round gets its rows, quickest first:
+
+* an n-gram target and draft (``CharNgramLM``, ``DilutedDraft``): every row is kept, by state of
+  the model's automaton (``CharNgramLM.row_index``), and each sequence's state follows its tokens;
+* prompt lookup on a copying target (``PromptLookupDrafter.propose_batch``,
+  ``CopyingLM.rows_after``): both read every sequence's whole history at once;
+* otherwise models with a ``probs_batch`` are asked for all sequences' rows at once, any other
+  model row by row with ``probs``.
 """
 from __future__ import annotations
 
@@ -91,13 +97,13 @@ class _Batch:
     """The sequences' tokens so far (prompt included), as a numpy buffer and, for models without
     ``probs_batch``, as Python lists."""
 
-    def __init__(self, prompts, width, extra):
+    def __init__(self, prompts, width, extra, lists=True):
         self.start = np.array([len(p) for p in prompts], dtype=np.intp)
         self.length = self.start.copy()
         self.tokens = np.zeros((len(prompts), int(self.start.max()) + extra), dtype=np.int64)
         for b, p in enumerate(prompts):
             self.tokens[b, :len(p)] = p
-        self.lists = [list(p) for p in prompts]
+        self.lists = [list(p) for p in prompts] if lists else None
         self.width = width  # columns of context a batched model reads
 
     def tails(self, rows: np.ndarray) -> np.ndarray:
@@ -110,12 +116,47 @@ class _Batch:
         where = self.length[rows][:, None] + np.arange(new.shape[1])
         self.tokens[np.broadcast_to(rows[:, None], new.shape)[keep], where[keep]] = new[keep]
         self.length[rows] += counts
-        for r, row, c in zip(rows.tolist(), new.tolist(), counts.tolist()):
-            self.lists[r].extend(row[:c])
+        if self.lists is not None:
+            for r, row, c in zip(rows.tolist(), new.tolist(), counts.tolist()):
+                self.lists[r].extend(row[:c])
+
+
+class _States:
+    """Where every sequence is in a model's automaton (``CharNgramLM.row_index``: each state's row,
+    its cumsum and argmax, and the state after one more token), for a model whose rows are all
+    kept: a round reads rows by state, with no windows of tokens to build."""
+
+    def __init__(self, model, batch: _Batch, temperature):
+        self.at, self.table = model.row_index(batch.tails(np.arange(batch.start.size)), temperature)
+
+    @staticmethod
+    def usable(model, width: int) -> bool:
+        return _batched(model, width) and hasattr(model, "row_index")
+
+    def walk(self, rows: np.ndarray, tokens: np.ndarray) -> np.ndarray:
+        """sequences × (columns + 1): each sequence's state before each of its ``tokens``, and after the last."""
+        out = np.empty((rows.size, tokens.shape[1] + 1), dtype=np.intp)
+        out[:, 0] = state = self.at[rows]
+        for j in range(tokens.shape[1]):
+            out[:, j + 1] = state = self.table.next[state, tokens[:, j]]
+        return out
 
 
 def _batched(model, width: int) -> bool:
     return hasattr(model, "probs_batch") and getattr(model, "context_length", width + 1) <= width
+
+
+class _Computed:
+    """Rows computed for one round (``CopyingLM.rows_after``), read like a model's kept table."""
+
+    cdf = None  # computed for the rows read, when read
+
+    def __init__(self, rows: np.ndarray):
+        self.rows = rows
+
+    @property
+    def best(self) -> np.ndarray:
+        return self.rows.argmax(axis=1)
 
 
 class _Rows:
@@ -218,12 +259,18 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
             names = "、".join(f.__name__ for f in _JUDGES)
             raise ValueError(f"verify 必須是 {names} 其中之一（批次版只認得這幾種），收到 {v!r}")
     rule_of = np.array([list(_JUDGES).index(v) if v in _JUDGES else -1 for v in verifiers])
+    one_rule = len(set(rule_of.tolist())) == 1
     uniforms = _Uniforms(_seeds(seeds, count))
     models = [target] + ([drafter.model] if isinstance(drafter, ModelDrafter) else [])
     width = max([m.context_length for m in models if hasattr(m, "probs_batch")] + [0])
     if width > min(len(p) for p in prompts):
         width = 0  # a prompt shorter than a model's context: every model row by row, as the one-sequence decoder does
-    batch = _Batch(prompts, width, int(wanted.max()) + k + 1)
+    fast = width > 0 and isinstance(drafter, ModelDrafter) and all(_States.usable(m, width) for m in models)
+    batch = _Batch(prompts, width, int(wanted.max()) + k + 1, lists=not (fast or _whole_histories(target, drafter)))
+    if fast:  # every row kept: a round follows each sequence's state in both models' automata
+        on_target, on_draft = _States(target, batch, temperature), _States(drafter.model, batch, temperature)
+        if not greedy:
+            on_draft.table.with_cdf()  # k draws a round from the draft's rows
     rounds = np.zeros(count, dtype=np.intp)
     names = ("drafted", "accepted", "emitted", "expected", "variance")
     record = {name: np.zeros((count, int(wanted.max())), dtype=float if name in names[3:] else np.intp)
@@ -232,33 +279,23 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
     active = np.arange(count)
     while active.size:
         a = np.arange(active.size)
-        ext = np.concatenate([batch.tails(active), np.zeros((active.size, k), dtype=np.int64)], axis=1)
-        if isinstance(drafter, ModelDrafter):
+        if fast:
             drafted = np.full(active.size, k, dtype=np.intp)
             u = None if greedy else uniforms.peek(active, k)
-            parts = []
+            x, where = np.zeros((active.size, k), dtype=np.int64), np.zeros((active.size, k + 1), dtype=np.intp)
+            where[:, 0] = state = on_draft.at[active]
+            table = on_draft.table
             for j in range(k):
-                part = _Rows.at(drafter.model, batch, active, ext, [j], temperature)
-                if part.table is not None and not greedy:
-                    part.table.with_cdf()  # k draws a round from the draft's rows: keep their cumsums
-                first = np.zeros(active.size, dtype=np.intp)
-                ext[:, width + j] = part.best()[:, 0] if greedy else _draw(part.cdf(first), u[:, j])
-                parts.append(part)
-            draft = _Rows.join(parts)
+                x[:, j] = table.best[state] if greedy else _draw(table.cdf[state], u[:, j])
+                where[:, j + 1] = state = table.next[state, x[:, j]]
             if not greedy:
                 uniforms.use(active, k)
+            draft = _Rows(index=where[:, :k], table=table)
+            path = on_target.walk(active, x)
+            scored = _Rows(index=path, table=on_target.table)
         else:
-            drafted = np.zeros(active.size, dtype=np.intp)
-            for i, r in enumerate(active.tolist()):
-                tokens, _ = drafter.propose(batch.lists[r], k, greedy, temperature, None)
-                ext[i, width:width + len(tokens)] = tokens
-                drafted[i] = len(tokens)
-            one_hot = np.zeros((active.size, k, len(target.vocab)))
-            one_hot[a[:, None], np.arange(k), ext[:, width:]] = 1.0  # padding too: never read
-            draft = _Rows(dense=one_hot)
-        x = ext[:, width:]
-        scored = _Rows.at(target, batch, active, ext, range(k + 1), temperature,
-                          need=_read(x, drafted, getattr(target, "never", None)))
+            draft, scored, x, drafted = _round_rows(target, drafter, batch, active, k, width, greedy, temperature,
+                                                    uniforms)
         if greedy:
             best = scored.best()
             ok = (x == best[:, :k]) & (np.arange(k) < drafted[:, None])
@@ -267,13 +304,16 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
             expected, variance = (accepted + 1).astype(float), np.zeros(active.size)
         else:
             u = uniforms.peek(active, k + 1)
-            accepted, final, used = (np.zeros(active.size, dtype=np.intp) for _ in range(3))
-            ratio = np.zeros((active.size, k))
-            rules = rule_of[active]
-            for rule in np.unique(rules).tolist():  # each verifier judges its own sequences
-                mine = np.flatnonzero(rules == rule)
-                accepted[mine], final[mine], used[mine], ratio[mine] = _judge(
-                    x[mine], draft.subset(mine), scored.subset(mine), drafted[mine], u[mine], list(_JUDGES)[rule])
+            if one_rule:
+                accepted, final, used, ratio = _judge(x, draft, scored, drafted, u, verifiers[0])
+            else:
+                accepted, final, used = (np.zeros(active.size, dtype=np.intp) for _ in range(3))
+                ratio = np.zeros((active.size, k))
+                rules = rule_of[active]
+                for rule in np.unique(rules).tolist():  # each verifier judges its own sequences
+                    mine = np.flatnonzero(rules == rule)
+                    accepted[mine], final[mine], used[mine], ratio[mine] = _judge(
+                        x[mine], draft.subset(mine), scored.subset(mine), drafted[mine], u[mine], list(_JUDGES)[rule])
             uniforms.use(active, used)
             new = np.concatenate([x, np.zeros((active.size, 1), dtype=np.int64)], axis=1)
             new[a, accepted] = final
@@ -284,6 +324,10 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
             record[name][active, at] = values
         rounds[active] += 1
         batch.append(active, new, emitted)
+        if fast:  # the state after the accepted tokens, then after the correction or bonus token
+            last = new[a, accepted]
+            on_target.at[active] = on_target.table.next[path[a, accepted], last]
+            on_draft.at[active] = on_draft.table.next[where[a, accepted], last]
         written[active] += emitted
         active = active[written[active] < wanted[active]]
         if progress is not None:
@@ -294,6 +338,56 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
         arrays = [np.asarray(record[name][b, :rounds[b]].tolist()) for name in names]
         runs.append(SpecRun(prompt, out, *arrays, k, text=target.vocab.decode(out)))
     return runs
+
+
+def _round_rows(target, drafter, batch: _Batch, active, k, width, greedy, temperature, uniforms):
+    """One round's draft tokens and both models' rows, read through windows of each sequence's last
+    tokens (prompt lookup, models without kept rows): (draft rows, target rows, draft tokens, how many)."""
+    a = np.arange(active.size)
+    if _whole_histories(target, drafter):  # prompt lookup on a copying target: both read whole histories
+        length = batch.length[active]
+        tokens = batch.tokens[active, :int(length.max()) + k + 1]  # a copy: the draft tokens go in
+        found = {}  # the runs prompt lookup matched: the copy head looks for the same ones at j = 0
+        x, drafted = drafter.propose_batch(tokens, length, k, found=found)
+        tokens[a[:, None], length[:, None] + np.arange(k)] = x
+        one_hot = np.zeros((active.size, k, len(target.vocab)))
+        one_hot[a[:, None], np.arange(k), x] = 1.0  # padding too: never read
+        index, rows = target.rows_after(tokens, length[:, None] + np.arange(k + 1), temperature,
+                                        need=np.arange(k + 1) <= drafted[:, None], known=found)  # none past the last draft token
+        return _Rows(dense=one_hot), _Rows(index=index, table=_Computed(rows)), x, drafted
+    ext = np.concatenate([batch.tails(active), np.zeros((active.size, k), dtype=np.int64)], axis=1)
+    if isinstance(drafter, ModelDrafter):
+        drafted = np.full(active.size, k, dtype=np.intp)
+        u = None if greedy else uniforms.peek(active, k)
+        parts = []
+        for j in range(k):
+            part = _Rows.at(drafter.model, batch, active, ext, [j], temperature)
+            if part.table is not None and not greedy:
+                part.table.with_cdf()  # k draws a round from the draft's rows: keep their cumsums
+            first = np.zeros(active.size, dtype=np.intp)
+            ext[:, width + j] = part.best()[:, 0] if greedy else _draw(part.cdf(first), u[:, j])
+            parts.append(part)
+        draft = _Rows.join(parts)
+        if not greedy:
+            uniforms.use(active, k)
+    else:
+        drafted = np.zeros(active.size, dtype=np.intp)
+        for i, r in enumerate(active.tolist()):
+            tokens, _ = drafter.propose(batch.lists[r], k, greedy, temperature, None)
+            ext[i, width:width + len(tokens)] = tokens
+            drafted[i] = len(tokens)
+        one_hot = np.zeros((active.size, k, len(target.vocab)))
+        one_hot[a[:, None], np.arange(k), ext[:, width:]] = 1.0  # padding too: never read
+        draft = _Rows(dense=one_hot)
+    x = ext[:, width:]
+    scored = _Rows.at(target, batch, active, ext, range(k + 1), temperature,
+                      need=_read(x, drafted, getattr(target, "never", None)))
+    return draft, scored, x, drafted
+
+def _whole_histories(target, drafter) -> bool:
+    """Whether a round can ask both for all sequences at once with their whole histories
+    (``propose_batch``, ``rows_after``: prompt lookup and ``CopyingLM``)."""
+    return hasattr(drafter, "propose_batch") and hasattr(target, "rows_after")
 
 
 def _read(x: np.ndarray, drafted: np.ndarray, never) -> np.ndarray:

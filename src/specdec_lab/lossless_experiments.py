@@ -259,20 +259,25 @@ TASKS = {
 
 def prompt_lookup_table(target, copy_weight: float = 0.8, k: int = K, temperature: float = TEMPERATURE,
                         repeats: int = 3, seed: int = 0) -> LookupTable:
-    """D: a target that copies (``CopyingLM``) drafted by prompt lookup, on each task of ``TASKS``:
-    one ``LookupRow`` per task, shown as a table."""
+    """D: a target that copies (``CopyingLM``) drafted by prompt lookup, on each task of ``TASKS``
+    (all runs advanced together): one ``LookupRow`` per task, shown as a table."""
     repeats = check.scalar_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
     seed = check.scalar_int("seed", seed, minimum=0)
     copier = CopyingLM(target, copy_weight=copy_weight)
     lookup = PromptLookupDrafter(len(target.vocab), min_n=2, max_n=4)
+    lines = corpus_lines() * repeats
+    prompts, lengths, seeds = [], [], []
+    for make in TASKS.values():  # every task's runs in one batch; run i of a task uses seed seed + i
+        prompts += [make(line) for line in lines]
+        lengths += [len(line) - 4 for line in lines]
+        seeds += range(seed, seed + len(lines))
+    runs = speculative_decode_batch(copier, lookup, prompts, lengths, k, temperature=temperature, seeds=seeds)
     rows = []
-    for task, make in TASKS.items():
-        lines = corpus_lines() * repeats
-        runs = speculative_decode_batch(copier, lookup, [make(line) for line in lines], [len(line) - 4 for line in lines],
-                                        k, temperature=temperature, seeds=range(seed, seed + len(lines)))
-        drafted = np.concatenate([r.drafted for r in runs])
-        accepted = np.concatenate([r.accepted for r in runs])
-        emitted = np.concatenate([r.emitted for r in runs])
+    for t, task in enumerate(TASKS):
+        mine = runs[t * len(lines):(t + 1) * len(lines)]
+        drafted = np.concatenate([r.drafted for r in mine])
+        accepted = np.concatenate([r.accepted for r in mine])
+        emitted = np.concatenate([r.emitted for r in mine])
         proposed = drafted > 0
         rows.append(LookupRow(task, int(drafted.size), float(proposed.mean()),
                               float((accepted[proposed] > 0).mean()), float(emitted.mean()),

@@ -25,7 +25,8 @@ import numpy as np
 from . import _validate as check
 from .corpus import CORPUS
 
-__all__ = ["Vocabulary", "CharNgramLM", "DilutedDraft", "CopyingLM", "course_models", "JUNK"]
+__all__ = ["Vocabulary", "CharNgramLM", "DilutedDraft", "CopyingLM", "course_models", "JUNK",
+           "earlier_match_end", "earlier_match_ends"]
 
 JUNK = "□"
 """A character the corpus never contains: every model gives it probability 0."""
@@ -51,7 +52,11 @@ class Vocabulary:
         return [self.index[c] for c in text]
 
     def decode(self, ids) -> str:
-        return "".join(self.chars[int(i)] for i in ids)
+        chars, ids = self.chars, ids.tolist() if isinstance(ids, np.ndarray) else ids
+        try:
+            return "".join([chars[i] for i in ids])  # ints (the usual case): no int() call per id
+        except TypeError:
+            return "".join(chars[int(i)] for i in ids)
 
 
 class CharNgramLM:
@@ -83,7 +88,7 @@ class CharNgramLM:
             tables.append(table)
         self._tables = tables
         self._cache: dict[tuple, np.ndarray] = {}
-        self._rows: dict[float, _RowTable] = {}  # probs_batch's rows per temperature
+        self._rows: dict[float, StateTable] = {}  # probs_batch's rows per temperature
 
     @property
     def context_length(self) -> int:
@@ -100,8 +105,7 @@ class CharNgramLM:
         ``temperature`` T reshapes it as p^(1/T), renormalised; T → 0 is not allowed here
         (greedy decoding uses the argmax of T = 1 instead).
         """
-        if not (isinstance(temperature, (int, float)) and 0.05 <= temperature <= 20):
-            raise ValueError(f"temperature 必須介於 0.05 與 20 之間，收到 {temperature!r}")
+        _check_temperature(temperature)
         key = (self.state(ids), float(temperature))
         cached = self._cache.get(key)
         if cached is not None:
@@ -136,27 +140,63 @@ class CharNgramLM:
 
     def row_index(self, windows, temperature: float = 1.0):
         """Where ``probs_batch``'s rows are kept: ``(index, table)``, with ``table.rows[index]``
-        the rows, ``table.best[index]`` their argmax and, after ``table.with_cdf()``,
-        ``table.cdf[index]`` their ``np.cumsum``."""
+        the rows, ``table.best[index]`` their argmax, ``table.cdf[index]`` their ``np.cumsum`` and
+        ``table.next[index, token]`` the index after one more token (``automaton``)."""
         windows = np.asarray(windows)
         m = self.context_length
         if windows.ndim != 2 or windows.shape[1] < m:
             raise ValueError(f"windows 必須是二維的 token 編號陣列，每列至少 {m} 個，收到形狀 {windows.shape}")
-        size = len(self.vocab)
-        codes = np.zeros(windows.shape[0], dtype=np.int64)
-        for column in windows[:, windows.shape[1] - m:].T:
-            codes = codes * size + column
         table = self._rows.get(float(temperature))
         if table is None:
-            self.probs([0] * m, temperature)  # checks the temperature
-            table = self._rows[float(temperature)] = _RowTable(size)
-        index = table.find(codes)
-        if (index < 0).any():
-            new = np.unique(codes[index < 0])
-            digits = (new[:, None] // (size ** np.arange(m - 1, -1, -1, dtype=np.int64))) % size
-            table.add(new, self._many(digits, temperature))
-            index = table.find(codes)
+            _check_temperature(temperature)
+            histories, follow = self.automaton()
+            rows = np.concatenate([self._many(h, temperature) for h in histories])
+            table = self._rows[float(temperature)] = StateTable(rows, follow)
+        index = np.zeros(windows.shape[0], dtype=np.intp)
+        for column in windows[:, windows.shape[1] - m:].T:
+            index = table.next[index, column]
         return index, table
+
+    def automaton(self):
+        """The model's states and how one token moves between them, built once.
+
+        A state is a context the text contains (each order's contexts, and the empty one). The
+        row after any history is the row of its longest suffix that is a state: a shorter suffix
+        of a context the text contains is one too, so ``probs`` finds every order up to that
+        suffix's and none after it, and computes the same numbers. The longest such suffix of
+        ``history + [w]`` depends on the one of ``history`` and on w only (if ``h + w`` is in the
+        text, so is h followed by w), so ``follow[s, w]`` is the state after state s and token w.
+        Returns ``(histories, follow)``: the states' contexts, one array (states × length) per
+        length 0 … context_length (their rows in this order), and ``follow`` (states × V).
+        """
+        if getattr(self, "_automaton", None) is None:
+            size, m = len(self.vocab), self.context_length
+            codes = [np.zeros(1, dtype=np.int64)] + [table[0] for table in self._flat_tables()]  # by length
+            first = np.cumsum([0] + [c.size for c in codes])  # each length's first state
+            # one token w: its own state (a context of length 1), or the empty one (0)
+            single = np.zeros(size, dtype=np.intp)
+            if m:
+                single[codes[1]] = first[1] + np.arange(codes[1].size)
+            follow = np.empty((int(first[-1]), size), dtype=np.intp)
+            follow[:] = single
+            # a longer suffix g (length n) of context + w wins where the text has it: for every
+            # state whose context ends with g's first n − 1 tokens, and w = g's last (n growing,
+            # so the longest one is left; each state and w has at most one g of each length)
+            for n in range(2, m + 1):
+                prefix, last = codes[n] // size, codes[n] % size
+                for length in range(n - 1, m + 1):
+                    suffix = codes[length] % size ** (n - 1)  # each state's last n − 1 tokens
+                    order = np.argsort(suffix, kind="stable")
+                    lo = np.searchsorted(suffix[order], prefix, side="left")
+                    many = np.searchsorted(suffix[order], prefix, side="right") - lo
+                    g = np.repeat(np.arange(prefix.size), many)
+                    at = np.repeat(lo - np.cumsum(many) + many, many) + np.arange(many.sum())
+                    follow[first[length] + order[at], last[g]] = first[n] + g
+            histories = [(c[:, None] // size ** np.arange(n - 1, -1, -1, dtype=np.int64)) % size
+                         for n, c in enumerate(codes)]
+            histories[0] = np.zeros((1, 0), dtype=np.int64)
+            self._automaton = (histories, follow)
+        return self._automaton
 
     def _many(self, histories: np.ndarray, temperature: float) -> np.ndarray:
         """``probs`` of each row of ``histories`` (contexts × context_length), all at once: the same
@@ -201,6 +241,11 @@ class CharNgramLM:
         return self._flat
 
 
+def _check_temperature(temperature) -> None:
+    if not (isinstance(temperature, (int, float)) and 0.05 <= temperature <= 20):
+        raise ValueError(f"temperature 必須介於 0.05 與 20 之間，收到 {temperature!r}")
+
+
 def _code(ids, size: int) -> int:
     """A context as one integer: its ids as digits in base ``size``."""
     code = 0
@@ -209,58 +254,26 @@ def _code(ids, size: int) -> int:
     return code
 
 
-class _RowTable:
-    """Distributions kept under integer codes, with their argmaxes and, once asked for
-    (``with_cdf``: a draft draws from its rows), their cumulative sums."""
+class StateTable:
+    """A model's rows for every state at one temperature (``CharNgramLM.row_index``): ``rows``
+    (states × V), ``best`` (each row's argmax), ``cdf`` (each row's ``np.cumsum``, computed
+    the first time it is read) and ``next`` (state × token → state)."""
 
-    def __init__(self, size: int):
-        self.codes = np.zeros(0, dtype=np.int64)  # sorted
-        self.slot = np.zeros(0, dtype=np.intp)  # row of self.rows for each code
-        self.rows = np.zeros((16, size))
-        self.best = np.zeros(16, dtype=np.intp)  # np.argmax of each row
-        self.cdf = None  # np.cumsum of each row, once with_cdf() was called
-        self.n = 0
+    def __init__(self, rows: np.ndarray, follow: np.ndarray):
+        self.rows, self.next = rows, follow
+        self.best = rows.argmax(axis=1)
+        self._cdf = None
 
-    def find(self, codes: np.ndarray) -> np.ndarray:
-        """The row of each code, or -1 where it is not kept."""
-        if not self.codes.size:
-            return np.full(codes.shape, -1, dtype=np.intp)
-        at = np.minimum(np.searchsorted(self.codes, codes), self.codes.size - 1)
-        return np.where(self.codes[at] == codes, self.slot[at], -1)
+    @property
+    def cdf(self) -> np.ndarray:
+        if self._cdf is None:
+            self._cdf = np.cumsum(self.rows, axis=1)
+        return self._cdf
 
-    def add(self, codes: np.ndarray, rows: np.ndarray) -> None:
-        """Keep ``rows`` under ``codes`` (sorted, none kept yet)."""
-        at = np.searchsorted(self.codes, codes)
-        self.codes = np.insert(self.codes, at, codes)
-        self.slot = np.insert(self.slot, at, np.arange(self.n, self.n + len(rows), dtype=np.intp))
-        self.extend(rows)
-
-    def extend(self, rows: np.ndarray) -> None:
-        """Rows self.n, self.n + 1, ... are ``rows``."""
-        end = self.n + len(rows)
-        if end > self.rows.shape[0]:  # grow by half (these tables hold thousands of rows of V floats)
-            capacity = max(end, self.rows.shape[0] * 3 // 2)
-            self.rows = _grown(self.rows, self.n, capacity)
-            self.best = _grown(self.best, self.n, capacity)
-            if self.cdf is not None:
-                self.cdf = _grown(self.cdf, self.n, capacity)
-        self.rows[self.n:end], self.best[self.n:end] = rows, rows.argmax(axis=1)
-        if self.cdf is not None:
-            self.cdf[self.n:end] = np.cumsum(rows, axis=1)
-        self.n = end
-
-    def with_cdf(self) -> "_RowTable":
-        """Keep every row's cumulative sum from now on."""
-        if self.cdf is None:
-            self.cdf = np.zeros_like(self.rows)
-            self.cdf[:self.n] = np.cumsum(self.rows[:self.n], axis=1)
+    def with_cdf(self) -> "StateTable":
+        """The table, its cumulative sums computed."""
+        self.cdf
         return self
-
-
-def _grown(array: np.ndarray, used: int, capacity: int) -> np.ndarray:
-    out = np.zeros((capacity,) + array.shape[1:], dtype=array.dtype)
-    out[:used] = array[:used]
-    return out
 
 
 class DilutedDraft:
@@ -277,7 +290,7 @@ class DilutedDraft:
         self.target, self.alpha = target, float(check.probability("alpha", alpha))
         self.vocab = target.vocab
         self._junk = target.vocab.index[JUNK]
-        self._rows: dict[int, _RowTable] = {}  # row_index's rows, by the target's table
+        self._rows: dict[int, StateTable] = {}  # row_index's rows, by the target's table
 
     @property
     def context_length(self) -> int:
@@ -294,22 +307,16 @@ class DilutedDraft:
         return table.rows[index]
 
     def row_index(self, windows, temperature: float = 1.0):
-        """Like ``CharNgramLM.row_index``: this draft's rows, computed from the target's kept rows
-        the first time each is asked for."""
+        """Like ``CharNgramLM.row_index``: this draft's rows for each of the target's states, computed
+        from the target's rows the first time."""
         index, kept = self.target.row_index(windows, temperature)
         table = self._rows.get(id(kept))
-        if table is None:
-            table = self._rows[id(kept)] = _RowTable(len(self.vocab))
-            table.of, table.mine = kept, np.zeros(0, dtype=np.intp)  # kept stays alive while its id is a key
-        if table.mine.size < kept.n:  # my row for each of the target's (-1: not computed yet)
-            table.mine = np.concatenate([table.mine, np.full(kept.n - table.mine.size, -1, dtype=np.intp)])
-        new = np.unique(index[table.mine[index] < 0])
-        if new.size:  # q = α·p, plus 1 − α on JUNK
-            q = self.alpha * kept.rows[new]
+        if table is None:  # q = α·p, plus 1 − α on JUNK
+            q = self.alpha * kept.rows
             q[:, self._junk] += 1.0 - self.alpha
-            table.mine[new] = np.arange(table.n, table.n + new.size)
-            table.extend(q)
-        return table.mine[index], table
+            table = self._rows[id(kept)] = StateTable(q, kept.next)
+            table.of = kept  # kept stays alive while its id is a key
+        return index, table
 
 
 def earlier_match_end(seq: list, n: int) -> int | None:
@@ -320,6 +327,34 @@ def earlier_match_end(seq: list, n: int) -> int | None:
         if seq[start:start + n] == tail:
             return start + n
     return None
+
+
+def earlier_match_ends(tokens, lengths, sizes, rows=None) -> dict[int, np.ndarray]:
+    """``earlier_match_end(seq, n)`` for many sequences and each n of ``sizes`` at once, −1 for
+    None: sequence i is the first ``lengths[i]`` tokens (at most the number of columns) of row
+    ``rows[i]`` of ``tokens`` (non-negative ids; ``rows`` defaults to one sequence per row).
+    Returns {n: one end per sequence}.
+
+    The last n tokens of a sequence of length L occurred earlier, ending just before column e,
+    when e < L and the n tokens before e are the last n: the columns where the last n − 1 matched,
+    checked one token further back (−1 stands before the first token on both sides, so a sequence
+    of n or fewer tokens has no earlier match: its first token is never matched)."""
+    tokens, lengths = np.asarray(tokens), np.asarray(lengths, dtype=np.intp)
+    rows = np.arange(tokens.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
+    width, longest, i = tokens.shape[1], max(sizes), np.arange(rows.size)
+    small = tokens.size == 0 or int(tokens.max()) < 2 ** 15 - 1  # int16 compares are quicker
+    padded = np.full((rows.size, longest + width), -1, dtype=np.int16 if small else np.int64)
+    padded[:, longest:] = tokens[rows]  # column longest + c: token c; −1 before token 0
+    same = np.arange(width + 1) < lengths[:, None]  # sequences × columns e = 0 … width
+    out = {}
+    equal = np.empty(same.shape, dtype=bool)
+    for n in range(1, longest + 1):
+        np.equal(padded[:, longest - n:longest - n + width + 1], padded[i, longest + lengths - n][:, None], out=equal)
+        same &= equal
+        if n in sizes:
+            end = width - same[:, ::-1].argmax(axis=1)  # the last e where they match
+            out[n] = np.where(same[i, end], end, -1)
+    return out
 
 
 class CopyingLM:
@@ -345,6 +380,37 @@ class CopyingLM:
         seq = list(ids)
         end = earlier_match_end(seq, self.match)
         return None if end is None else seq[end]
+
+    def probs_after(self, tokens, lengths, temperature: float = 1.0) -> np.ndarray:
+        """``probs`` after many histories at once: row b's first ``lengths[b, j]`` tokens, for every
+        column j of ``lengths`` (rows × P, each at least ``context_length``). Returns rows × P × V,
+        the same numbers as ``probs`` (the base's rows by ``row_index``, then the same mixing)."""
+        index, rows = self.rows_after(tokens, lengths, temperature)
+        return rows[index]
+
+    def rows_after(self, tokens, lengths, temperature: float = 1.0, need=None, known=None):
+        """``probs_after`` kept compact: ``(index, rows)`` with ``rows[index]`` its rows; where
+        ``need`` (rows × P) is False no row is computed (index 0 stands in: a row nobody reads).
+        ``known``: ``earlier_match_ends`` of each row at ``lengths[:, 0]``, by n, when a caller
+        already has them (prompt lookup looks for the same runs): the copy head reuses them."""
+        tokens, lengths = np.asarray(tokens), np.asarray(lengths)
+        wanted = np.ones(lengths.shape, dtype=bool) if need is None else np.asarray(need, dtype=bool)
+        b, j = np.nonzero(wanted)
+        length, m = lengths[b, j], self.context_length
+        index, table = self.base.row_index(tokens[b[:, None], length[:, None] - m + np.arange(m)], temperature)
+        if known is not None and self.match in known:
+            end = np.asarray(known[self.match])[b]  # right for j = 0
+            later = np.flatnonzero(j > 0)
+            end[later] = earlier_match_ends(tokens, length[later], [self.match], rows=b[later])[self.match]
+        else:
+            end = earlier_match_ends(tokens, length, [self.match], rows=b)[self.match]
+        copies = np.flatnonzero(end >= 0)
+        scale = np.where(end >= 0, 1.0 - self.copy_weight, 1.0)  # × 1.0 leaves a row as it is
+        p = table.rows[index] * scale[:, None]
+        p[copies, tokens[b[copies], end[copies]]] += self.copy_weight
+        where = np.zeros(lengths.shape, dtype=np.intp)
+        where[b, j] = np.arange(b.size)
+        return where, p
 
     def probs(self, ids, temperature: float = 1.0) -> np.ndarray:
         p = self.base.probs(ids, temperature)
