@@ -176,7 +176,7 @@ class CpuSampler:
         return {k: b[k] - a.get(k, 0.0) for k in b if b[k] - a.get(k, 0.0) > 0.05}
 
 
-def visit(lab, engine: str, sampler: CpuSampler | None):
+def visit(lab, engine: str, sampler: CpuSampler | None, quiet: bool = False):
     wall0 = time.time()
     lab.run_all(early=True)
     first = lab.first_output(timeout=300)
@@ -205,6 +205,18 @@ def visit(lab, engine: str, sampler: CpuSampler | None):
             rows.append(((res["origin"] + n["load"]) / 1000, None, "lab frame load"))
     rows.append((first, None, "FIRST OUTPUT"))
     rows.sort(key=lambda r: r[0])
+    if quiet:
+        summary = {"output": first, "all": None}
+        for t, d, what in rows:
+            for key in ("worker: timing script", "kernelReady", "emscripten module ready", "preloaded packages",
+                        "interpreter start"):
+                if key in what:
+                    summary[key.split(": ")[-1].split(" (")[0]] = round(t + (d or 0), 2)
+        if sampler:
+            start = next((m["t"] / 1000 for m in worker if m["name"].startswith("worker: timing")), None)
+            cpu = sampler.between(t0, t0 + first)
+            summary["cpu"] = {k.strip().replace("thread ", ""): round(v, 1) for k, v in cpu.items() if v >= 0.3}
+        return summary
     print(f"\n{engine}: timeline (s from opening the lesson page)")
     for t, d, what in rows:
         print(f"  {t:7.2f}" + (f" +{d:6.2f}" if d is not None else " " * 8) + f"  {what}")
@@ -228,6 +240,41 @@ def visit(lab, engine: str, sampler: CpuSampler | None):
     return first
 
 
+def ab(args, base, server, tmp: Path) -> int:
+    variants = []
+    for item in args.ab.split(";"):
+        name, _, spec = item.partition(":")
+        env = dict(e.split("=", 1) for e in spec.split(",") if "=" in e)
+        variants.append((name, env, "still" in spec.split(",")))
+    results = {name: [] for name, _, _ in variants}
+    with xvfb() as display:
+        for r in range(args.rounds):
+            for name, env, still in variants:
+                saved = dict(os.environ)
+                os.environ.update(env)
+                try:
+                    browser = WebKit(display, tmp / "driver.log")
+                finally:
+                    os.environ.clear()
+                    os.environ.update(saved)
+                browser.server = server
+                sampler = CpuSampler(browser.process.pid)
+                try:
+                    shown = "localStorage.removeItem('specdec-lab:layout');"
+                    lab = WebKitLab(browser.open(base + args.page, init=[shown, TIMELINE, COLLECT] + ([STILL] if still else [])))
+                    got = visit(lab, "WebKit", sampler, quiet=True)
+                finally:
+                    sampler.stop()
+                    browser.close()
+                results[name].append(got)
+                print(f"round {r + 1} {name:10}", json.dumps(got), flush=True)
+    print("\nmedian first output per variant:")
+    for name, got in results.items():
+        outs = sorted(g["output"] for g in got)
+        print(f"  {name:10} {outs[len(outs) // 2]:6.2f}  ({', '.join(f'{o:.2f}' for o in outs)})")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--site", type=Path, default=SITE)
@@ -236,6 +283,9 @@ def main(argv=None) -> int:
     parser.add_argument("--no-lab", action="store_true")
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for MiniBrowser (WebKit)")
     parser.add_argument("--still", action="store_true", help="the lesson page's loading meter does not move")
+    parser.add_argument("--ab", help="WebKit only: variants to interleave, ';'-separated, each "
+                        "'name:KEY=VAL,KEY=VAL' or 'name:still' (e.g. 'base:;still:still')")
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args(argv)
     engines = args.engines.split(",")
     with tempfile.TemporaryDirectory(prefix="specdec-probe-") as tmp:
@@ -249,6 +299,8 @@ def main(argv=None) -> int:
             "  const post = (data) => { console.debug('specdec-mark ' + JSON.stringify(data)); channel.postMessage(data); };")
             + SPLIT_INSTANTIATE)
         with serve_recorded(site) as (base, server):
+            if args.ab:
+                return ab(args, base, server, Path(tmp))
             if "Chromium" in engines:
                 with chromium() as chrome:
                     page = chrome.new_page()
