@@ -69,8 +69,38 @@ BASICS = r"""async () => {
 # compile of the bytes and instantiation of the module (linking its imports, running its start)
 SPLIT_INSTANTIATE = """
 (function () {
+  // finalization callbacks that run while Python has released the GIL (the NoGilError's cause):
+  // counted, the first few with the JS stack they run on
+  const gilChannel = new BroadcastChannel('specdec-mark');
+  const Real = self.FinalizationRegistry;
+  let seen = 0;
+  self.FinalizationRegistry = class extends Real {
+    constructor(callback) {
+      super((value) => {
+        const m = self.__probeModule;
+        if (m && !m._PyGILState_Check() && ++seen <= 3) {
+          gilChannel.postMessage({name: `finalizer without the GIL #${seen}: ` + new Error().stack.split('\\n').slice(1, 12).join(' | '),
+                                  t: performance.timeOrigin + performance.now()});
+        }
+        return callback(value);
+      });
+    }
+  };
+})();
+(function () {
   const now = () => performance.timeOrigin + performance.now();
   const channel = new BroadcastChannel('specdec-mark');
+  // and a synchronous compile (new WebAssembly.Module), timed
+  const RealModule = WebAssembly.Module;
+  const SyncModule = function (bytes) {
+    const t0 = now();
+    const module = new RealModule(bytes);
+    channel.postMessage({name: `sync: compile ${bytes.byteLength} B`, start: t0, t: now()});
+    return module;
+  };
+  SyncModule.prototype = RealModule.prototype;
+  for (const key of ['imports', 'exports', 'customSections']) SyncModule[key] = RealModule[key];
+  WebAssembly.Module = SyncModule;
   const realInstantiate = WebAssembly.instantiate;
   const realCompile = WebAssembly.compile.bind(WebAssembly);
   WebAssembly.instantiate = async function (source, imports) {
@@ -240,16 +270,33 @@ def visit(lab, engine: str, sampler: CpuSampler | None, quiet: bool = False):
     return first
 
 
-def ab(args, base, server, tmp: Path) -> int:
+def probe_copy(source: Path, out: Path) -> Path:
+    """benchmarks/lab_breakdown.py's instrumented copy, its marks also sent over a BroadcastChannel."""
+    site = instrumented_copy(source, out)
+    timing = next(site.glob("lab/static/pyodide-*/specdec-timing.js"))
+    text = timing.read_text()
+    timing.unlink()      # hard link: write a new file
+    text = text.replace(
+        "const post = (data) => console.debug('specdec-mark ' + JSON.stringify(data));",
+        "const channel = new BroadcastChannel('specdec-mark');\n"
+        "  const post = (data) => { console.debug('specdec-mark ' + JSON.stringify(data)); channel.postMessage(data); };")
+    text = text.replace("mark('interpreter start (after the module)', { start: t });",
+                        "mark('interpreter start (after the module)', { start: t }); self.__probeModule = pyodide._module;")
+    timing.write_text(text + SPLIT_INSTANTIATE)
+    return site
+
+
+def ab(args, servers, tmp: Path) -> int:
     variants = []
     for item in args.ab.split(";"):
         name, _, spec = item.partition(":")
         env = dict(e.split("=", 1) for e in spec.split(",") if "=" in e)
-        variants.append((name, env, "still" in spec.split(",")))
-    results = {name: [] for name, _, _ in variants}
+        variants.append((name, env, "still" in spec.split(","), "site-b" in spec.split(",")))
+    results = {name: [] for name, *_ in variants}
     with xvfb() as display:
         for r in range(args.rounds):
-            for name, env, still in variants:
+            for name, env, still, other in variants:
+                base, server = servers["b" if other else ""]
                 saved = dict(os.environ)
                 os.environ.update(env)
                 try:
@@ -286,21 +333,19 @@ def main(argv=None) -> int:
     parser.add_argument("--ab", help="WebKit only: variants to interleave, ';'-separated, each "
                         "'name:KEY=VAL,KEY=VAL' or 'name:still' (e.g. 'base:;still:still')")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--site-b", type=Path, help="a second built site, for variants marked site-b")
     args = parser.parse_args(argv)
     engines = args.engines.split(",")
     with tempfile.TemporaryDirectory(prefix="specdec-probe-") as tmp:
-        site = instrumented_copy(args.site, Path(tmp) / "site")
-        timing = next(site.glob("lab/static/pyodide-*/specdec-timing.js"))
-        text = timing.read_text()
-        timing.unlink()      # hard link: write a new file
-        timing.write_text(text.replace(
-            "const post = (data) => console.debug('specdec-mark ' + JSON.stringify(data));",
-            "const channel = new BroadcastChannel('specdec-mark');\n"
-            "  const post = (data) => { console.debug('specdec-mark ' + JSON.stringify(data)); channel.postMessage(data); };")
-            + SPLIT_INSTANTIATE)
+        site = probe_copy(args.site, Path(tmp) / "site")
+        if args.site_b:
+            site_b = probe_copy(args.site_b, Path(tmp) / "site-b")
         with serve_recorded(site) as (base, server):
             if args.ab:
-                return ab(args, base, server, Path(tmp))
+                if not args.site_b:
+                    return ab(args, {"": (base, server)}, Path(tmp))
+                with serve_recorded(site_b) as (base_b, server_b):
+                    return ab(args, {"": (base, server), "b": (base_b, server_b)}, Path(tmp))
             if "Chromium" in engines:
                 with chromium() as chrome:
                     page = chrome.new_page()
