@@ -93,9 +93,10 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
   // That finalizer still runs for the PyProxies the kernel itself leaves to the collector, and
   // WebKit runs it while Python has let the GIL go: Python calls a file operation of the lab's
   // drive with the GIL released (as CPython does around every blocking call), the drive reads
-  // through a synchronous request, and WebKit's worker runs finalization callbacks in the nested
-  // run loop of that request. So every FinalizationRegistry made once Pyodide is known waits for
-  // the GIL: a callback that finds it released is run again in a later task.
+  // through a synchronous request, and (most likely; not caught in the act) WebKit's worker runs
+  // finalization callbacks in the nested run loop of that request. So every FinalizationRegistry
+  // made once the loader starts waits for the GIL: a callback that finds it released is run
+  // again in a later task.
   function finalizersWaitForTheGil() {
     const Registry = self.FinalizationRegistry;
     if (!Registry || Registry.waitsForTheGil) return;
