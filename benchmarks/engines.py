@@ -9,13 +9,20 @@ Playwright context), firefox-esr (a new browser context, puppeteer-core), WebKit
 (a new WebDriver session under Xvfb). Run all is pressed at once (it waits for Python). Seconds from
 opening the page until: the notebook is shown (JupyterLite's JS), the kernel's worker starts, Python
 is ready, the first live output, every cell has run. Runs interleaved; medians; ratios against
-Chromium. Then, where the time goes: the same page's WebAssembly.compile of pyodide.asm.wasm
-(compileStreaming from the server, and compile of the bytes already fetched) in each engine.
-Prints, asserts nothing. The machine may be shared: compare within one run.
+Chromium. Beside the seconds, the CPU seconds the browsers (every process this script started:
+the three browsers, their drivers, Xvfb) spent from opening the page until the first output, read
+from /proc: on a shared machine wall time follows the others' load, CPU time much less. For WebKit
+also the part of it in Mesa's llvmpipe threads: under Xvfb, with no GPU, WebKitGTK composites
+every frame in software on the CPU (Safari composites on the GPU), so "WebKit CPU - llvmpipe" is the
+nearer figure for a learner's device. Then, where the time goes: the same page's
+WebAssembly.compile of pyodide.asm.wasm (compileStreaming from the server, and compile of the bytes
+already fetched) in each engine. Prints, asserts nothing. The machine may be shared: compare
+within one run.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
@@ -23,14 +30,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 from support.firefox import FirefoxLab, firefox  # noqa: E402
 from support.lab import LabPage  # noqa: E402
 from support.server import chromium  # noqa: E402
 from support.site import build_site  # noqa: E402
 from support.webkit import WebKit, WebKitLab, serve_recorded, xvfb  # noqa: E402
+from webkit_probe import CpuSampler  # noqa: E402
 
 PAGES = {"lesson1": "", "lossless": "lossless-lab/", "your-gpu": "your-gpu/"}
 KEYS = ("shown", "start", "kernel", "output", "all")
+CPU_KEYS = ("cpu", "llvmpipe")
 
 # in a page of the site: how long the engine takes to compile Pyodide's WebAssembly
 COMPILE = """async (url) => {
@@ -46,9 +56,18 @@ COMPILE = """async (url) => {
 }"""
 
 
-def visit(lab) -> dict:
+def cpu_until(sampler: CpuSampler, t0: float, t1: float) -> dict:
+    """CPU seconds of every process the sampler sees between t0 and t1, and of llvmpipe's threads."""
+    got = sampler.between(t0, t1)
+    return {"cpu": sum(v for k, v in got.items() if not k.startswith("  thread")),
+            "llvmpipe": sum(v for k, v in got.items() if k.startswith("  thread llvmpipe"))}
+
+
+def visit(lab, sampler: CpuSampler) -> dict:
     lab.run_all(early=True)
     out = {"kernel": lab.wait_for("kernelReady", timeout=300), "output": lab.first_output(timeout=300)}
+    opened = lab.navigation_start()
+    out.update(cpu_until(sampler, opened, opened + out["output"]))
     out["shown"] = lab.wait_for("notebookShown", timeout=10)
     out["start"] = lab.wait_for("stage", "start", timeout=10)
     lab.wait_all_run(timeout=600)
@@ -72,25 +91,26 @@ def main(argv=None) -> int:
             wasm = base + str(next(site.glob("lab/static/pyodide-*/pyodide.asm.wasm")).relative_to(site))
             with chromium() as chrome, firefox() as fox, xvfb() as display:
                 log = Path(tmp) / "webkit-driver.log"
+                sampler = CpuSampler(os.getpid())      # every process started here, and their threads
 
                 def one(engine, path):
                     if engine == "Chromium":
                         lab = LabPage.open(chrome, base + path)
                         try:
-                            return visit(lab), lab
+                            return visit(lab, sampler), lab
                         finally:
                             lab.context.close()
                     if engine == "Firefox":
                         lab = FirefoxLab.open(fox, base + path)
                         try:
-                            return visit(lab), lab
+                            return visit(lab, sampler), lab
                         finally:
                             lab.close()
                     browser = WebKit(display, log)       # a new session: an empty cache
                     browser.server = server
                     try:
                         lab = WebKitLab.open(browser, base + path)
-                        return visit(lab), lab
+                        return visit(lab, sampler), lab
                     finally:
                         browser.close()
 
@@ -100,7 +120,7 @@ def main(argv=None) -> int:
                             result, _ = one(engine, PAGES[page])
                             seen[(engine, page)].append(result)
                             print(f"run {run + 1}: {page:9} {engine:8} "
-                                  + "  ".join(f"{k} {result[k]:5.1f}" for k in KEYS), file=sys.stderr)
+                                  + "  ".join(f"{k} {result[k]:5.1f}" for k in KEYS + CPU_KEYS), file=sys.stderr)
                 # where the time goes: compiling Pyodide's 8 MB of WebAssembly, per engine
                 page = chrome.new_page()
                 page.goto(base + "knowledge-card/")
@@ -115,6 +135,7 @@ def main(argv=None) -> int:
                     compiled["WebKit"] = browser.open(base + "knowledge-card/").evaluate(COMPILE, wasm, timeout=120)
                 finally:
                     browser.close()
+                sampler.stop()
     print(f"\nseconds from opening the page (median of {args.runs}; Run all pressed at once; "
           "ratio: first output / Chromium's)")
     print(f"{'page':10}{'engine':10}" + "".join(f"{k:>9}" for k in KEYS) + f"{'ratio':>8}{'all ratio':>10}")
@@ -125,6 +146,16 @@ def main(argv=None) -> int:
             m = {k: statistics.median(r[k] for r in seen[(engine, page)]) for k in KEYS}
             print(f"{page:10}{engine:10}" + "".join(f"{m[k]:9.1f}" for k in KEYS)
                   + f"{m['output'] / base_output:8.2f}{m['all'] / base_all:10.2f}")
+    print(f"\nCPU seconds of the browsers from opening the page until the first output (median of {args.runs}; "
+          "WebKit: also without Mesa's llvmpipe threads, its software compositing under Xvfb)")
+    print(f"{'page':10}{'engine':10}{'cpu':>8}{'ratio':>8}{'llvmpipe':>10}{'cpu-llvm':>10}{'ratio':>8}")
+    for page in pages:
+        base_cpu = statistics.median(r["cpu"] for r in seen[("Chromium", page)])
+        for engine in engines:
+            cpu = statistics.median(r["cpu"] for r in seen[(engine, page)])
+            llvm = statistics.median(r["llvmpipe"] for r in seen[(engine, page)])
+            rest = statistics.median(r["cpu"] - r["llvmpipe"] for r in seen[(engine, page)])
+            print(f"{page:10}{engine:10}{cpu:8.1f}{cpu / base_cpu:8.2f}{llvm:10.1f}{rest:10.1f}{rest / base_cpu:8.2f}")
     print("\npyodide.asm.wasm in each engine (s): compileStreaming from the server | fetch | compile of the bytes")
     for engine, c in compiled.items():
         print(f"{engine:10}{c['streaming']:8.2f}{c['fetch']:8.2f}{c['compile']:8.2f}   ({c['mb']:.1f} MB)")

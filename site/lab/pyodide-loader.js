@@ -90,6 +90,35 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
   // garbage collector is freed by a finalizer that needs the GIL, and WebKit can run finalizers
   // while Python has let the GIL go (a file of the lab's drive read through a synchronous
   // request): "NoGilError: Attempted to use PyProxy when Python GIL not held", uncaught.
+  // That finalizer still runs for the PyProxies the kernel itself leaves to the collector, and
+  // WebKit runs it while Python has let the GIL go: Python calls a file operation of the lab's
+  // drive with the GIL released (as CPython does around every blocking call), the drive reads
+  // through a synchronous request, and (most likely; not caught in the act) WebKit's worker runs
+  // finalization callbacks in the nested run loop of that request. So every FinalizationRegistry
+  // made once the loader starts waits for the GIL: a callback that finds it released is run
+  // again in a later task.
+  function finalizersWaitForTheGil() {
+    const Registry = self.FinalizationRegistry;
+    if (!Registry || Registry.waitsForTheGil) return;
+    let module = null;
+    const held = () => !module || module._PyGILState_Check();
+    const later = [];
+    const drain = () => {
+      if (!held()) { setTimeout(drain, 0); return; }
+      for (const [callback, value] of later.splice(0)) callback(value);
+    };
+    class WaitingRegistry extends Registry {
+      constructor(callback) {
+        super((value) => {
+          if (held()) { callback(value); return; }
+          if (later.push([callback, value]) === 1) setTimeout(drain, 0);
+        });
+      }
+    }
+    WaitingRegistry.waitsForTheGil = true;
+    WaitingRegistry.knowModule = (m) => { module = m; };
+    self.FinalizationRegistry = WaitingRegistry;
+  }
   function runIn(pyodide, code, names) {
     const globals = pyodide.toPy(names);
     try { return pyodide.runPython(code, { globals }); } finally { globals.destroy(); }
@@ -111,7 +140,9 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
   async function loadPyodide(options) {
     importScripts(options.indexURL + 'pyodide.js');   // defines Pyodide's own self.loadPyodide
     const packages = (options.packages || []).filter((name) => !NOT_LOADED.includes(name));
+    finalizersWaitForTheGil();                         // before Pyodide makes its registry
     const pyodide = await self.loadPyodide({ ...options, packages: [] });
+    if (self.FinalizationRegistry.knowModule) self.FinalizationRegistry.knowModule(pyodide._module);
     runIn(pyodide, IMPORT_FROM_WHEEL, { names: ZIP_IMPORTED });
     if (packages.length) {
       await pyodide.loadPackage(packages, { messageCallback() {} });   // as loadPyodide does

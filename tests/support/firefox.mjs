@@ -37,11 +37,23 @@ function record(page) {
   return log;
 }
 
+// puppeteer-core 24.43 sets the screen orientation with the viewport; Firefox ESR 140 (Debian
+// bookworm's firefox-esr 140.12) has no emulation.setScreenOrientationOverride and the whole call
+// fails: then the viewport alone, through the same BiDi command puppeteer sends first
+async function setViewport(page, width, height) {
+  try {
+    await page.setViewport({ width, height });
+  } catch (error) {
+    if (!String(error && error.message).includes('setScreenOrientationOverride')) throw error;
+    await page.mainFrame().browsingContext.setViewport({ viewport: { width, height }, devicePixelRatio: null });
+  }
+}
+
 const commands = {
   async open({ url, width = 1440, height = 900, init = [] }) {
     const context = await browser.createBrowserContext();
     const page = await context.newPage();
-    await page.setViewport({ width, height });
+    await setViewport(page, width, height);
     for (const script of init) await page.evaluateOnNewDocument(script);
     const id = nextPage++;
     pages.set(id, { page, context, log: record(page) });

@@ -82,6 +82,8 @@ def _prefs(proxy_port: int) -> dict:
         "network.proxy.no_proxies_on": "", "network.proxy.allow_hijacking_localhost": False,
         "network.dns.disablePrefetch": True, "network.prefetch-next": False, "network.trr.mode": 5,
         "browser.safebrowsing.malware.enabled": False, "browser.safebrowsing.phishing.enabled": False,
+        # the captive-portal check (Firefox ESR 140 asks detectportal.firefox.com as it starts)
+        "network.captive-portal-service.enabled": False, "network.connectivity-service.enabled": False,
         # the browser's own Remote Settings (puppeteer points them to a dummy host; here they go
         # to the proxy as a plain server, and Firefox takes it with MOZ_REMOTE_SETTINGS_DEVTOOLS)
         "services.settings.server": f"http://127.0.0.1:{proxy_port}/remote-settings-off/v1",
