@@ -251,6 +251,19 @@ def test_every_toy_cell_fits_its_text(open_lesson, width):
     assert toy_cells_overflowing(page, page.focus, page.keyboard.press) == []
 
 
+@pytest.mark.parametrize("width", [1440, 390])
+def test_the_toys_formula_stays_on_one_line(open_lesson, width):
+    """The screenshot review read "公式 (1 / − α⁶)" and "= / 2.94": the tally's formula broke
+    inside itself beside the lab (1440) and on phones. Each client rect of a line is one line box."""
+    page = open_lesson("", width=width, seed=5)
+    toy = page.locator(".sd-toy")
+    one_line = "(n) => new Set([...n.getClientRects()].map((r) => Math.round(r.top))).size"
+    toy.get_by_role("button", name="歸零").click()
+    assert toy.locator(".sd-toy__expr").evaluate(one_line) == 1
+    toy.get_by_role("button", name="抽一輪").click()
+    assert toy.locator(".sd-toy__expr").evaluate(one_line) == 1
+
+
 def test_toy_running_mean_matches_the_closed_form(open_lesson):
     page = open_lesson("", seed=2024)
     toy = page.locator(".sd-toy")

@@ -175,18 +175,22 @@
       tally.counts[round.produced - 1] += 1;
     }
 
+    /* "(1 − α⁶) / (1 − α) = 2.94", kept on one line (a line break inside it reads as two things) */
+    function formulaText(value) {
+      return el("span", { className: "sd-toy__expr" },
+        ["(1 − α", el("sup", { text: String(k + 1) }), ") / (1 − α) = ", value]);
+    }
+
     function renderTally() {
       const formula = expectedTokens(alpha, k);
       if (!tally.rounds) {
-        tallyText.replaceChildren("還沒抽。公式：每輪期望 (1 − α", el("sup", { text: String(k + 1) }),
-          `) / (1 − α) = ${formula.toFixed(2)} 個字。`);
+        tallyText.replaceChildren("還沒抽。公式：每輪期望 ", formulaText(formula.toFixed(2)), " 個字。");
       } else {
         const mean = tally.tokens / tally.rounds;
         tallyText.replaceChildren(
           `已抽 ${tally.rounds} 輪、共 ${tally.tokens} 個字：平均每輪 `,
           el("strong", { className: "sd-toy__mean", text: mean.toFixed(2) }),
-          ` 個字；公式 (1 − α`, el("sup", { text: String(k + 1) }), ") / (1 − α) = ",
-          el("strong", { className: "sd-toy__formula", text: formula.toFixed(2) }), "。");
+          " 個字；公式 ", formulaText(el("strong", { className: "sd-toy__formula", text: formula.toFixed(2) })), "。");
       }
       const theory = yieldProbabilities(alpha, k);
       const top = Math.max(...theory, ...tally.counts.map((c) => c / Math.max(1, tally.rounds)));
