@@ -147,26 +147,25 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
-def cpu_of(pid: int) -> tuple[str, float] | None:
+def _cpu_of_stat(path: str) -> tuple[str, float] | None:
+    """(name, user + system CPU s) from a /proc stat file; None once the process or thread is gone."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        stat = Path(path).read_text()
     except OSError:
         return None
     name = stat[stat.index("(") + 1:stat.rindex(")")]
     fields = stat.rsplit(")", 1)[1].split()
     return name, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_of(pid: int) -> tuple[str, float] | None:
+    return _cpu_of_stat(f"/proc/{pid}/stat")
 
 
 def cpu_of_task(pid: int, tid: int) -> tuple[str, float] | None:
     """(thread name, CPU s) of one thread; a thread that ended is gone from /proc, so a sum over
     names undercounts threads that came and went (each sample keeps the live ones)."""
-    try:
-        stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
-    except OSError:
-        return None
-    name = stat[stat.index("(") + 1:stat.rindex(")")]
-    fields = stat.rsplit(")", 1)[1].split()
-    return name, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return _cpu_of_stat(f"/proc/{pid}/task/{tid}/stat")
 
 
 class CpuSampler:

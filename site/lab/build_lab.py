@@ -34,9 +34,8 @@ def project_wheel(out: Path) -> Path:
     the browser keeps its cached Pyodide folder."""
     for old in out.glob("specdec_lab-*.whl"):
         old.unlink()
-    for stale in (ROOT / "build").glob("lib"), (ROOT / "build").glob("bdist.*"):
-        for folder in stale:     # setuptools' own build folders: a file gone from src/ would stay in them
-            shutil.rmtree(folder)
+    for folder in [*(ROOT / "build").glob("lib"), *(ROOT / "build").glob("bdist.*")]:
+        shutil.rmtree(folder)    # setuptools' own build folders: a file gone from src/ would stay in them
     env = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}   # 1980-01-01, the oldest a zip can say
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT),
                     "-w", str(out)], check=True, env=env)
