@@ -17,7 +17,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from lab import bytecode, contents, fetch, lock, pyodide_dist, split_wheel, zip_import
+from lab import bytecode, contents, fetch, later, lock, pyodide_dist, split_wheel, zip_import
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
@@ -136,10 +136,29 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
     profile = notebooks / cfg["bytecode"]["profile_notebook"]
     compiled = bytecode.add_bytecode(pyodide_dir, preload_list(lite / "jupyter-lite.json"), profile,
                                      project=added[-1], zip_imported=zip_imported,
-                                     on_use=loaded_on_use(cfg, pyodide_dir))
+                                     on_use=loaded_on_use(cfg, pyodide_dir),
+                                     also_imported=cfg["bytecode"].get("also_imported", []))
     print(f"  預先編譯 bytecode：{compiled['modules']} 個模組、{compiled['archives']} 個檔案"
           f"（{compiled['from_cache']} 個取自快取）", file=sys.stderr)
+    if compiled["archives"]:          # (without Node.js no bytecode: every source stays)
+        moved = later.split_start_archives(pyodide_dir, start_archives(lite, pyodide_dir, added[-1], zip_imported))
+        print(f"  啟動時下載的檔案少了 {moved['moved'] / 1e6:.1f} MB（原始碼與沒用到的模組，"
+              f"用到時才從 {moved['archives']} 個 .later.zip 取；剩 {moved['kept'] / 1e6:.1f} MB）", file=sys.stderr)
     return lite
+
+
+def start_archives(lite: Path, pyodide_dir: Path, project: str, zip_imported: list[str]) -> dict[str, str]:
+    """The archives Python fetches as the kernel starts (the standard library and the wheels
+    jupyter-lite.json preloads, with their dependencies), file name -> how Python reads it
+    (site/lab/later.py), but for the project's wheel, whose sources stay."""
+    lock_data = json.loads((pyodide_dir / pyodide_dist.LOCK).read_text())
+    entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
+    from_zip = {pyodide_dist.normalize(n) for n in zip_imported}
+    archives = {bytecode.STDLIB: "stdlib"}
+    for key in pyodide_dist.closure(lock_data, preload_list(lite / "jupyter-lite.json")):
+        if key != pyodide_dist.normalize(project) and entries[key]["file_name"].endswith(".whl"):
+            archives[entries[key]["file_name"]] = "zipimport" if key in from_zip else "wheel"
+    return archives
 
 
 def preload_list(lite_config: Path) -> list[str]:
@@ -201,12 +220,13 @@ def pyodide_dir(lab: Path) -> Path:
 
 PYODIDE_LOADER = "pyodide-loader.js"
 LOAD_ON_USE = "load_on_use.py"     # run by the loader (and the import profile) inside Pyodide
+LATER_IMPORT = "later_import.py"   # run by the loader (and site/lab/run_in_pyodide.mjs) inside Pyodide
 
 
 def add_pyodide_loader(out: Path, cfg: dict) -> None:
     """The kernel loads Pyodide through site/lab/pyodide-loader.js, put beside pyodide.js with
     runtime.toml's [kernel] not_loaded, zip_imported and loaded_on_use (with the packages, and
-    site/lab/load_on_use.py's source) filled in; jupyter-lite.json's
+    site/lab/load_on_use.py's source), and later.json with site/lab/later_import.py's source, filled in; jupyter-lite.json's
     loadPyodideOptions.packages names the not_loaded ones too, so that the kernel does not install
     them itself (it would install jedi)."""
     not_loaded = cfg["kernel"]["not_loaded"]
@@ -214,7 +234,9 @@ def add_pyodide_loader(out: Path, cfg: dict) -> None:
     script = (HERE / PYODIDE_LOADER).read_text(encoding="utf-8")
     fill = {"not_loaded": cfg["kernel"]["not_loaded"], "zip_imported": cfg["kernel"]["zip_imported"],
             "loaded_on_use": loaded_on_use(cfg, folder),
-            "load_on_use_source": (HERE / LOAD_ON_USE).read_text(encoding="utf-8")}
+            "load_on_use_source": (HERE / LOAD_ON_USE).read_text(encoding="utf-8"),
+            "later": json.loads((folder / later.INDEX).read_text()) if (folder / later.INDEX).exists() else [],
+            "later_source": (HERE / LATER_IMPORT).read_text(encoding="utf-8")}
     for key, value in fill.items():
         placeholder = f'["{key.upper()}"]'
         if script.count(placeholder) != 1:
@@ -252,7 +274,7 @@ def write_boot_manifest(out: Path) -> None:
     entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
     at_start = pyodide_dist.closure(lock_data, preload_list(out / "jupyter-lite.json"))
     core = sorted(p.name for p in pyodide.iterdir() if p.is_file() and p.suffix not in (".whl", ".zip")
-                  or p.name == "python_stdlib.zip")
+                  and p.name != later.INDEX or p.name == "python_stdlib.zip")   # (the loader holds later.json)
     files = core + [entries[n]["file_name"] for n in at_start]
     sizes = {e["name"].lower(): (pyodide / e["file_name"]).stat().st_size for e in entries.values()}
 

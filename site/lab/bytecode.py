@@ -52,12 +52,14 @@ def recipe_digest() -> str:
 
 
 def add_bytecode(pyodide_dir: Path, preload: list[str], notebook: Path, project: str,
-                 zip_imported: list[str] = (), on_use: dict[str, list[str]] | None = None) -> dict:
+                 zip_imported: list[str] = (), on_use: dict[str, list[str]] | None = None,
+                 also_imported: list[str] = ()) -> dict:
     """Replace the standard library's zip and the wheels in `pyodide_dir` by versions with
     bytecode for the modules the profile finds (all of `project`'s, a lock name) and update the
     lock's sha256. `preload` is what the kernel loads with Python, `notebook` what the profile
     runs, `on_use` the packages loaded when a module is first used (build_lab.loaded_on_use);
-    the `zip_imported` wheels (lock names) get their bytecode where zipimport reads it.
+    the `zip_imported` wheels (lock names) get their bytecode where zipimport reads it;
+    `also_imported` modules are imported after the notebook (what only a browser imports).
     Returns a summary for the build log."""
     on_use = on_use or {}
     node = shutil.which("node")
@@ -76,10 +78,12 @@ def add_bytecode(pyodide_dir: Path, preload: list[str], notebook: Path, project:
     # the profile is kept until Pyodide's or the kernel's packages change, or another notebook is
     # named: not for each edit of the notebook or the project (a lab build stays ~10 s), which
     # rarely changes which of the other packages' modules are imported
-    key = hashlib.sha256("".join(others + [notebook.name, json.dumps(on_use)]).encode()).hexdigest()[:16]
+    key = hashlib.sha256("".join(others + [notebook.name, json.dumps(on_use), json.dumps(list(also_imported))])
+                         .encode()).hexdigest()[:16]
     profile_file = cache / f"profile-{key}.json"
     if not profile_file.exists():
-        run_in_pyodide(node, pyodide_dir, PROFILE, {"packages.json": preload, "on_use.json": on_use},
+        run_in_pyodide(node, pyodide_dir, PROFILE, {"packages.json": preload, "on_use.json": on_use,
+                                                    "modules.json": list(also_imported)},
                        [notebook], profile_file)
     profile = json.loads(profile_file.read_text())
     if profile["failed_cells"]:

@@ -1,13 +1,14 @@
 """Runs INSIDE Pyodide (under Node.js, started by site/lab/bytecode.py): which Python files the
 實驗場 imports when the kernel starts and a notebook runs, so the build compiles those.
 
-    python import_profile.py PACKAGES.json ON_USE.json NOTEBOOK.ipynb OUT.json
+    python import_profile.py PACKAGES.json ON_USE.json MODULES.json NOTEBOOK.ipynb OUT.json
 
 Loads the packages the kernel preloads (PACKAGES.json, from jupyter-lite.json), imports what the
 kernel's worker imports at start (piplite, pyodide_kernel), runs every code cell of NOTEBOOK
 through the kernel (which loads what the cells import, and, as the kernel's loader does in the
 browser, the packages of ON_USE.json's modules before a cell that uses them: load_on_use.py
-beside this file), and writes the sorted paths of every
+beside this file), imports MODULES.json's modules (what the kernel imports in a browser only:
+runtime.toml [bytecode] also_imported), and writes the sorted paths of every
 module file imported to OUT.json, with the cells that failed (a run without a browser may lack
 something a cell needs; this is only about imports).
 """
@@ -18,7 +19,7 @@ import sys
 import pyodide_js
 from pyodide.ffi import to_js
 
-packages_file, on_use_file, notebook_file, out_file = sys.argv[1:]
+packages_file, on_use_file, modules_file, notebook_file, out_file = sys.argv[1:]
 with open(packages_file) as f:
     await pyodide_js.loadPackage(to_js(json.load(f)))  # noqa: F704 (top-level await in Pyodide)
 import piplite.piplite  # noqa: E402,F401  (the worker's initPackageManager)
@@ -51,6 +52,9 @@ for number, source in enumerate(cells):
     result = await kernel.run(source)  # noqa: F704
     if result.get("status") != "ok":
         failed.append({"cell": number, "error": f"{result.get('ename')}: {result.get('evalue')}"})
+with open(modules_file) as f:
+    for name in json.load(f):
+        __import__(name)
 files = sorted({m.__file__ for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)})
 with open(out_file, "w") as f:
     json.dump({"files": files, "failed_cells": failed}, f, indent=1)

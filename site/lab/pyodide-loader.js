@@ -18,6 +18,12 @@
 // through the same function. Two changes to zipimport (explained in the Python below) keep
 // imports from these wheels, and from the standard library's zip, from being read twice.
 //
+// The archives Python fetches as it starts hold bytecode, not sources, and none of the modules
+// nothing imported when the build profiled the kernel and the notebooks: those are in a
+// `.later.zip` beside each (site/lab/later.py). site/lab/later_import.py (its source and
+// later.json filled in below) fetches one the first time Python wants a module or a source line
+// from it: an import nothing else finds, a traceback through the standard library or numpy.
+//
 // The modules of runtime.toml [kernel.loaded_on_use] (filled in below with the packages each one
 // needs: specdec_lab.plotting, matplotlib and ipywidgets) get their packages before the first cell
 // that uses them, not with their package's import: pyodide_kernel runs the cell's code through
@@ -30,6 +36,23 @@
   const ZIP_IMPORTED = ["ZIP_IMPORTED"];
   const LOADED_ON_USE = ["LOADED_ON_USE"];
   const LOAD_ON_USE_SOURCE = ["LOAD_ON_USE_SOURCE"];
+  const LATER = ["LATER"];
+  const LATER_SOURCE = ["LATER_SOURCE"];
+  // later.json's archives come from this folder, read from Python with a synchronous request
+  // (a worker may make one; no WebAssembly stack switching, which Safari lacks, is involved)
+  const READ_LATER = `
+def read(name):
+    from js import XMLHttpRequest
+    request = XMLHttpRequest.new()
+    request.open("GET", base + name, False)
+    request.responseType = "arraybuffer"
+    request.send()
+    if request.status != 200:
+        raise OSError(f"{base + name}: HTTP {request.status}")
+    return request.response.to_bytes()
+
+install(archives, read)
+`;
   const WANTED = `
 def wanted(code):
     from IPython import get_ipython
@@ -144,6 +167,7 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     const pyodide = await self.loadPyodide({ ...options, packages: [] });
     if (self.FinalizationRegistry.knowModule) self.FinalizationRegistry.knowModule(pyodide._module);
     runIn(pyodide, IMPORT_FROM_WHEEL, { names: ZIP_IMPORTED });
+    if (LATER.length) runIn(pyodide, LATER_SOURCE + READ_LATER, { archives: LATER, base: options.indexURL });
     if (packages.length) {
       await pyodide.loadPackage(packages, { messageCallback() {} });   // as loadPyodide does
     }

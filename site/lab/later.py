@@ -1,0 +1,147 @@
+"""Archives Python needs before the first output hold what Python runs; what it only might read
+comes later, from a sibling archive fetched on first use.
+
+Every byte the kernel fetches before lesson 1's first output is time a learner on 4G or a class of
+30 on one Wi-Fi waits for. Once site/lab/bytecode.py has compiled every module the kernel and the
+notebooks import, the standard library's zip and the wheels loaded at start still carry, for
+nothing at start:
+  - the source (.py) of every compiled module (2.9 MB): Python runs the .pyc; the source only
+    shows lines in a traceback;
+  - every module nothing imported in the profile (2.7 MB: most of the standard library, pygments'
+    300 lexers, numpy's f2py and testing), and files only a compiler or a type checker reads
+    (numpy's C headers, .pyi stubs, .pxd).
+This step moves those members of each such archive into `<archive>.later.zip` beside it and
+writes later.json, which lists them; the kernel's Pyodide loader fetches a later archive the
+first time Python wants one of its modules or a source line from it (site/lab/later_import.py).
+The project's own wheel keeps its sources (its tracebacks are the lessons' own).
+
+A start archive keeps every other member as it was (name, date, compression, bytes), in order; a
+later archive holds the moved members as they were. For an unpacked wheel (Python reads it from
+the file system, not from the zip: numpy) the .pyc moves from <folder>/__pycache__/<module>.<tag>.pyc
+to <folder>/<module>.pyc, where Python runs bytecode with no source beside it. rejoin() undoes
+the split, so the build's tests check what is served against the official files.
+The wheel's RECORD still describes the whole wheel (it is not read at run time).
+"""
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+from lab import fetch
+from lab.fetch import BuildError
+from lab.pyodide_dist import LOCK
+
+SUFFIX = ".later.zip"
+INDEX = "later.json"
+# read by C compilers, Cython and type checkers only: nothing in a browser tab builds extensions
+BUILD_ONLY = (".pyi", ".h", ".pxd", ".pxi", ".pyx", ".c", ".a")
+CACHE_TAG = "cpython-312"               # Pyodide 0.27's interpreter
+STDLIB_ROOT = "/lib/python312.zip/"    # where Pyodide puts the standard library
+SITE_PACKAGES = "/lib/python3.12/site-packages/"
+
+
+def later_name(archive: str) -> str:
+    """numpy-2.0.2-…-wasm32.whl -> numpy-2.0.2-…-wasm32.later.zip"""
+    return archive.removesuffix(".whl").removesuffix(".zip") + SUFFIX
+
+
+def root(archive: str, kind: str) -> str:
+    """Where the archive's members live in Pyodide: the path its modules' code names."""
+    return {"stdlib": STDLIB_ROOT, "zipimport": f"{SITE_PACKAGES}{archive}/", "wheel": SITE_PACKAGES}[kind]
+
+
+def cached_pyc(member: str) -> str:
+    """pkg/mod.py -> pkg/__pycache__/mod.cpython-312.pyc"""
+    folder, _, module = member.rpartition("/")
+    cached = f"__pycache__/{module[:-3]}.{CACHE_TAG}.pyc"
+    return f"{folder}/{cached}" if folder else cached
+
+
+def goes_later(member: str) -> bool:
+    top = member.split("/", 1)[0]
+    if member.endswith("/") or top.endswith((".dist-info", ".data")):
+        return False
+    return member.endswith(".py") or member.endswith(BUILD_ONLY)
+
+
+def split(archive: Path, kind: str) -> dict[str, list[str]]:
+    """Rewrite `archive` (kind "stdlib", "zipimport" or "wheel", as in site/lab/add_bytecode.py)
+    without its later members and write them to later_name(archive) beside it. Returns the .py
+    members moved, as later.json lists them: "modules" (no bytecode stays: Python imports them
+    from the later archive) and "sources" (of modules that run from the bytecode left)."""
+    kept, moved = [], []
+    with zipfile.ZipFile(archive) as z:
+        names = set(z.namelist())
+        for info in z.infolist():
+            data = z.read(info)
+            if goes_later(info.filename):
+                moved.append((info, data))
+                continue
+            if kind == "wheel" and "/__pycache__/" in f"/{info.filename}":
+                folder, _, cached = info.filename.rpartition("__pycache__/")
+                stem = cached.partition(".")[0]
+                if cached == f"{stem}.{CACHE_TAG}.pyc" and f"{folder}{stem}.py" in names:
+                    info = _renamed(info, f"{folder}{stem}.pyc")    # run without its source
+            kept.append((info, data))
+    if not moved:
+        return {"modules": [], "sources": []}
+    _write(archive, kept)
+    _write(archive.with_name(later_name(archive.name)), moved)
+    compiled = {info.filename for info, _ in kept if info.filename.endswith(".pyc")}
+    sources = [info.filename for info, _ in moved if info.filename.endswith(".py")]
+    return {"modules": [p for p in sources if p + "c" not in compiled and cached_pyc(p) not in compiled],
+            "sources": [p for p in sources if p + "c" in compiled or cached_pyc(p) in compiled]}
+
+
+def rejoin(start: Path, later: Path, kind: str, out: Path) -> None:
+    """What split() was given, as a set of members (the order aside): the start archive's members,
+    each bytecode file under its old name, and the later ones."""
+    with zipfile.ZipFile(start) as a, zipfile.ZipFile(later) as b:
+        entries = [(info, b.read(info)) for info in b.infolist()]
+        for info in a.infolist():
+            name = info.filename
+            if kind == "wheel" and name.endswith(".pyc") and "__pycache__/" not in name:
+                info = _renamed(info, cached_pyc(name[:-1]))
+            entries.append((info, a.read(name)))
+    _write(out, entries)
+
+
+def _renamed(info: zipfile.ZipInfo, name: str) -> zipfile.ZipInfo:
+    new = zipfile.ZipInfo(name, date_time=info.date_time)
+    new.compress_type, new.external_attr, new.create_system = info.compress_type, info.external_attr, info.create_system
+    return new
+
+
+def _write(path: Path, entries) -> None:
+    staged = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(staged, "w") as out:
+        for info, data in entries:
+            out.writestr(info, data, compress_type=info.compress_type)
+    staged.replace(path)
+
+
+def split_start_archives(pyodide_dir: Path, archives: dict[str, str]) -> dict:
+    """split() each of `archives` (file name -> kind) in `pyodide_dir`, the lock's sha256 following,
+    and write later.json there: [{"file": later archive, "root": where its members live in Pyodide,
+    "modules": [...], "sources": [...]} (its .py members, as split() returns them), ...].
+    Returns bytes moved and kept, for the build log."""
+    lock_path = pyodide_dir / LOCK
+    lock = json.loads(lock_path.read_text())
+    index, moved, kept = [], 0, 0
+    for name, kind in archives.items():
+        path = pyodide_dir / name
+        if not path.is_file():
+            raise BuildError(f"later：{name} 不在 {pyodide_dir}")
+        before = path.stat().st_size
+        paths = split(path, kind)
+        kept += path.stat().st_size
+        if paths["modules"] or paths["sources"]:
+            moved += before - path.stat().st_size
+            index.append({"file": later_name(name), "root": root(name, kind), **paths})
+    for entry in lock["packages"].values():
+        if entry["file_name"] in archives:
+            entry["sha256"] = fetch.sha256_of(pyodide_dir / entry["file_name"])
+    lock_path.write_text(json.dumps(lock, ensure_ascii=False, indent=1))
+    (pyodide_dir / INDEX).write_text(json.dumps(index, separators=(",", ":")))
+    return {"moved": moved, "kept": kept, "archives": len(index)}

@@ -1,0 +1,103 @@
+"""Runs INSIDE the kernel's Pyodide: the modules and source lines that come later.
+
+The archives Python fetches as the kernel starts hold bytecode, not sources, and none of the
+modules nothing imported when the build profiled the kernel and the notebooks (site/lab/later.py
+moved them to a `.later.zip` beside each archive and listed them in later.json). This puts them
+back the moment they are wanted:
+  - an import of a listed module, which no start archive holds (`import this`, a pygments
+    lexer for a language the lessons never show) fetches that archive's later part once,
+    unpacks it into /lib/later/, and imports the module from there; a package of the start
+    archive gets that folder on its __path__, so its other later modules import as usual;
+  - a source line a traceback, a warning or `inspect.getsource` asks for (through linecache)
+    of a module that runs from bytecode is read from the same later part, fetched the same way.
+`read(name)` returns a later archive's bytes: in the browser a synchronous request from the
+kernel's worker (site/lab/pyodide-loader.js), under Node.js a file read. Plain Python, tested in
+CPython (tests/test_later.py).
+"""
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import io
+import linecache
+import os
+import sys
+import tokenize
+import zipfile
+
+FOLDER = "/lib/later"
+
+
+def module_name(path: str) -> str:
+    """'email/mime/__init__.py' -> 'email.mime', 'json/decoder.py' -> 'json.decoder'"""
+    stem = path.removesuffix(".py").removesuffix("/__init__")
+    return stem.replace("/", ".")
+
+
+class Later(importlib.abc.MetaPathFinder):
+    """Just before the finder of sys.path on sys.meta_path, so that a later package whose folder
+    in the start archive kept a data file is not taken for a namespace package; finds only the
+    modules later.json lists, which no start archive holds."""
+
+    def __init__(self, archives: list[dict], read, folder: str = FOLDER):
+        self.read, self.folder = read, folder
+        self.by_module, self.by_source, self.unpacked = {}, {}, {}
+        for archive in archives:
+            for path in archive["modules"]:
+                self.by_module.setdefault(module_name(path), archive)
+            for path in archive["modules"] + archive["sources"]:
+                self.by_source[archive["root"] + path] = (archive, path)
+
+    def find_spec(self, fullname, path=None, target=None):
+        archive = self.by_module.get(fullname)
+        parent = fullname.rpartition(".")[0]
+        if archive is None or (parent and parent not in sys.modules):
+            return None
+        where = os.path.join(self.unpack(archive), *parent.split(".")) if parent else self.unpack(archive)
+        spec = importlib.machinery.PathFinder.find_spec(fullname, [where])
+        search = getattr(sys.modules.get(parent), "__path__", None) if parent else None
+        if spec is not None and isinstance(search, list) and where not in search:
+            search.append(where)          # the package's other later modules: found as usual
+        return spec
+
+    def unpack(self, archive: dict) -> str:
+        """The folder of `archive`'s later part, fetched and unpacked the first time."""
+        folder = self.unpacked.get(archive["file"])
+        if folder is None:
+            try:
+                data = self.read(archive["file"])
+            except Exception as error:
+                raise ImportError(f"{archive['file']} 取不到（{error}）：這個模組要從它載入") from error
+            folder = os.path.join(self.folder, archive["file"].removesuffix(".zip"))
+            with zipfile.ZipFile(io.BytesIO(data)) as z:
+                z.extractall(folder)
+            self.unpacked[archive["file"]] = folder
+        return folder
+
+    def source_lines(self, filename: str) -> list[str]:
+        """The lines of a module that runs from bytecode, put into linecache ([] if not ours)."""
+        found = self.by_source.get(filename)
+        if found is None:
+            return []
+        archive, path = found
+        try:
+            with tokenize.open(os.path.join(self.unpack(archive), path)) as f:
+                lines = f.readlines()
+        except (ImportError, OSError, SyntaxError):     # a traceback must not fail for its lines
+            return []
+        linecache.cache[filename] = (sum(map(len, lines)), None, lines, filename)   # never stale
+        return lines
+
+
+def install(archives: list[dict], read, folder: str = FOLDER) -> Later:
+    """Put a Later finder before the finder of sys.path and behind linecache; returns it."""
+    later = Later(archives, read, folder)
+    finders = sys.meta_path
+    at = finders.index(importlib.machinery.PathFinder) if importlib.machinery.PathFinder in finders else len(finders)
+    finders.insert(at, later)
+    updatecache = linecache.updatecache
+
+    def update_or_fetch(filename, module_globals=None):
+        return updatecache(filename, module_globals) or later.source_lines(filename)
+    linecache.updatecache = update_or_fetch
+    return later
