@@ -111,6 +111,7 @@ def lesson(browser, base_url):
     SHOTS.mkdir(parents=True, exist_ok=True)
     lab.page.screenshot(path=str(SHOTS / "lab-desktop-starting.png"))
     ran = lab.wait_all_run(timeout=400)
+    lab.requested_until_run = list(lab.requested)
     lab.page.screenshot(path=str(SHOTS / "lab-desktop-ran.png"))
     yield lab, shown, ran
     lab.context.close()
@@ -524,10 +525,11 @@ print(json.dumps({
 def test_pure_python_packages_are_imported_from_their_wheels(lesson, site):
     """runtime.toml [kernel] zip_imported: the kernel imports IPython, traitlets, micropip ... from
     the wheel as served (nothing unzipped), numpy, matplotlib and specdec_lab from unzipped
-    files; package metadata, micropip's list, source, help and tracebacks work as before."""
+    files; package metadata, micropip's list, source, help and tracebacks work as before, the
+    sources of what Python fetched at start coming from its .later.zip (site/lab/later.py)."""
     import ast
     sys.path.insert(0, str(ROOT / "site"))
-    from lab import build_lab, pyodide_dist
+    from lab import build_lab, later, pyodide_dist
 
     lab, _, _ = lesson
     printed = kernel_prints(lab, ZIP_PROBE).strip()
@@ -544,6 +546,8 @@ def test_pure_python_packages_are_imported_from_their_wheels(lesson, site):
         package = pyodide_dist.normalize({"IPython": "ipython", "specdec_lab": "specdec-lab"}.get(module, module))
         if package in zip_imported:
             assert file == f"{site_packages}/{lock[package]['file_name']}/{module}/__init__.pyc", file
+        elif package == "numpy":       # fetched at start: bytecode with no source beside it
+            assert file == f"{site_packages}/{module}/__init__.pyc", file
         else:
             assert file == f"{site_packages}/{module}/__init__.py", file
     assert seen["vendored"] == [f"{site_packages}/{lock['micropip']['file_name']}/micropip/_vendored"]
@@ -554,7 +558,9 @@ def test_pure_python_packages_are_imported_from_their_wheels(lesson, site):
     def served_source(path_in_pyodide: str) -> list[str]:
         wheel, _, member = path_in_pyodide.removeprefix(site_packages + "/").partition("/")
         with zipfile.ZipFile(pyodide / wheel) as z:
-            return z.read(member).decode("utf-8").splitlines()
+            assert member not in z.namelist(), member          # not before the first output ...
+        with zipfile.ZipFile(pyodide / later.later_name(wheel)) as z:
+            return z.read(member).decode("utf-8").splitlines()  # ... but when a traceback wants it
     lines = served_source(seen["files"]["traitlets"].replace("__init__.pyc", "traitlets.py"))
     (method,) = [node for cls in ast.parse("\n".join(lines)).body
                  if isinstance(cls, ast.ClassDef) and cls.name == "HasTraits"
@@ -900,6 +906,7 @@ def lab_pages(browser, base_url, lesson):
             shown = lab.state()
             lab.run_all()
             ran = lab.wait_all_run(timeout=400)
+            lab.requested_until_run = list(lab.requested)
             lab.page.screenshot(path=str(SHOTS / f"lab-desktop-{notebook.removesuffix('.ipynb')}-ran.png"))
             opened[notebook] = (lab, shown, ran)
         return opened[notebook]
@@ -935,6 +942,19 @@ def test_every_figure_loads_after_run_all(lab_pages, notebook):
     assert broken_images(cells) == []
     for cell in cells:
         assert all(im["src"].startswith("data:image/png;base64,iVBOR") for im in cell["images"]), cell
+
+
+@pytest.mark.parametrize("notebook", LAB_PAGES)
+def test_run_all_needs_no_later_archive(lab_pages, notebook):
+    """Everything a lab page's Run all imports was fetched as the kernel started: no .later.zip
+    (sources and modules nothing imported, site/lab/later.py) is asked for. When one is, a module
+    the kernel imports in the browser only belongs in runtime.toml [bytecode] also_imported."""
+    sys.path.insert(0, str(ROOT / "site"))
+    from lab import later
+    lab, _, _ = lab_pages(notebook)
+    assert any("/python_stdlib.zip" in url for url in lab.requested_until_run)
+    fetched = sorted({url.rsplit("/", 1)[-1] for url in lab.requested_until_run if url.endswith(later.SUFFIX)})
+    assert fetched == []
 
 
 @pytest.mark.parametrize("notebook", LAB_PAGES)

@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site"))
-from lab import build_lab, contents, fetch, lock, pyodide_dist  # noqa: E402
+from lab import build_lab, contents, fetch, later, lock, pyodide_dist  # noqa: E402
 from lab.fetch import BuildError  # noqa: E402
 
 CFG = build_lab.load_config()
@@ -470,6 +470,70 @@ def test_in_pyodide_the_plotting_module_mends_the_font_list_instead_of_rebuildin
 
 
 @pytest.mark.build
+def test_the_start_archives_hold_bytecode_and_the_rest_comes_later(lab):
+    """What Python fetches as the kernel starts holds no source, stub or header (site/lab/later.py):
+    those are in the .later.zip beside each archive, which later.json lists member by member and
+    the kernel's loader carries; the boot manifest (what the page counts and prefetches) has none."""
+    pyodide = build_lab.pyodide_dir(lab)
+    boot = json.loads((lab / "specdec-boot.json").read_text())
+    archives = [f["name"] for f in boot["files"] if f["name"].endswith((".whl", ".zip"))]
+    assert "python_stdlib.zip" in archives and len(archives) > 15
+    assert not [f["name"] for f in boot["files"] if f["name"].endswith(later.SUFFIX) or f["name"] == later.INDEX]
+    for name in archives:
+        with zipfile.ZipFile(pyodide / name) as z:
+            assert not [n for n in z.namelist() if later.goes_later(n)], name
+    index = json.loads((pyodide / later.INDEX).read_text())
+    assert {e["file"] for e in index} == {later.later_name(n) for n in archives
+                                         if (pyodide / later.later_name(n)).exists()}
+    moved = 0
+    for entry in index:
+        with zipfile.ZipFile(pyodide / entry["file"]) as z:
+            sources = sorted(n for n in z.namelist() if n.endswith(".py"))
+        assert sorted(entry["modules"] + entry["sources"]) == sources, entry["file"]
+        assert not set(entry["modules"]) & set(entry["sources"])
+        moved += (pyodide / entry["file"]).stat().st_size
+    by_file = {e["file"]: e for e in index}
+    assert by_file["python_stdlib.later.zip"]["root"] == "/lib/python312.zip/"
+    numpy_later = next(e for f, e in by_file.items() if f.startswith("numpy-"))
+    assert numpy_later["root"] == "/lib/python3.12/site-packages/"
+    assert "numpy/_core/fromnumeric.py" in numpy_later["sources"] and "numpy/f2py/__init__.py" in numpy_later["modules"]
+    assert moved > 5e6           # megabytes no longer before the first output
+    loader = (pyodide / build_lab.PYODIDE_LOADER).read_text()
+    assert f"const LATER = {json.dumps(index, ensure_ascii=False)};" in loader
+
+
+@pytest.mark.build
+def test_in_pyodide_later_modules_and_source_lines_come_from_their_archives(lab, tmp_path):
+    """site/lab/later_import.py in the Pyodide the browser runs (installed as the kernel's loader
+    installs it): nothing is fetched as the kernel's packages import; a module only a later
+    archive holds imports from it; a traceback through the standard library and numpy shows their
+    lines; inspect.getsource reads a module that runs from bytecode."""
+    import shutil
+    from lab import bytecode
+    wanted = ["email.mime.text", "pygments.lexers.rust", "numpy.f2py"]
+    index = json.loads((build_lab.pyodide_dir(lab) / later.INDEX).read_text())
+    listed = {later_module for e in index for later_module in map(later_module_name, e["modules"])}
+    assert set(wanted) <= listed
+    out = tmp_path / "later.json"
+    bytecode.run_in_pyodide(shutil.which("node"), build_lab.pyodide_dir(lab),
+                            ROOT / "tests" / "support" / "later_in_pyodide.py", {"modules.json": wanted}, [], out)
+    seen = json.loads(out.read_text())
+    assert seen["fetched_at_start"] == []
+    for name in wanted:
+        assert seen["files"][name].startswith("/lib/later/"), seen["files"][name]
+    assert 'File "/lib/python312.zip/json/decoder.py"' in seen["tracebacks"]["json"]
+    assert "obj, end = self.scan_once(s, idx)" in seen["tracebacks"]["json"]
+    assert "numpy/_core/function_base.py" in seen["tracebacks"]["numpy"]
+    assert "raise ValueError(" in seen["tracebacks"]["numpy"]
+    assert seen["source"].startswith("def dumps(obj, *, skipkeys=False")
+    assert len(seen["fetched"]) == 3 and "python_stdlib.later.zip" in seen["fetched"]
+
+
+def later_module_name(path: str) -> str:
+    return path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+@pytest.mark.build
 def test_lab_config_is_offline_memory_backed_and_exposes_the_app(lab):
     config = json.loads((lab / "jupyter-lite.json").read_text())["jupyter-config-data"]
     assert config["exposeAppInBrowser"] is True
@@ -601,11 +665,23 @@ def wheel_kind(file_name: str) -> str:
 NOT_LOADED = {pyodide_dist.normalize(n) for n in CFG["kernel"]["not_loaded"]}
 
 
+def served_whole(path: Path, kind: str, tmp: Path) -> bytes:
+    """A served archive as the build made it before site/lab/later.py moved its sources and unused
+    modules to the .later.zip beside it: the two rejoined (or the archive itself, if none)."""
+    sibling = path.with_name(later.later_name(path.name))
+    if not sibling.exists():
+        return path.read_bytes()
+    whole = tmp / f"whole-{path.name}"
+    later.rejoin(path, sibling, "wheel" if kind == "wheel" else kind, whole)
+    return whole.read_bytes()
+
+
 @pytest.mark.build
-def test_every_pyodide_file_is_the_official_one_plus_bytecode(lab):
+def test_every_pyodide_file_is_the_official_one_plus_bytecode(lab, tmp_path):
     """Files from the official release: the build checked each against the official lock, then
-    added bytecode (site/lab/bytecode.py). Here: each original still has the official sha256, what
-    is served is that original plus bytecode only, and the served lock names the served bytes."""
+    added bytecode (site/lab/bytecode.py) and moved some members to a .later.zip beside it
+    (site/lab/later.py). Here: each original still has the official sha256, what is served (with
+    its later part) is that original plus bytecode only, and the served lock names the served bytes."""
     official = official_npm_files()
     official_lock = json.loads(official["pyodide-lock.json"])
     by_file = {e["file_name"]: e for e in official_lock["packages"].values()}
@@ -615,13 +691,14 @@ def test_every_pyodide_file_is_the_official_one_plus_bytecode(lab):
     our_files = {e["file_name"]: e for e in ours["packages"].values()}
     for name in CFG["pyodide"]["core_files"]:
         if name == "python_stdlib.zip":
-            assert added_bytecode(official[name], (pyodide / name).read_bytes(), "stdlib"), name
+            assert added_bytecode(official[name], served_whole(pyodide / name, "stdlib", tmp_path), "stdlib"), name
         else:
             assert (pyodide / name).read_bytes() == official[name], name
     checked = compiled = 0
     for path in sorted(pyodide.iterdir()):
         if path.is_dir() or path.name in CFG["pyodide"]["core_files"] or \
-                path.name in ("pyodide-lock.json", build_lab.PYODIDE_LOADER):   # the loader: the lab's own
+                path.name in ("pyodide-lock.json", build_lab.PYODIDE_LOADER, later.INDEX) or \
+                path.name.endswith(later.SUFFIX):   # the loader and the later parts: the lab's own
             continue
         entry = our_files[path.name]
         assert fetch.sha256_of(path) == entry["sha256"], path.name        # the lock says what is served
@@ -629,7 +706,8 @@ def test_every_pyodide_file_is_the_official_one_plus_bytecode(lab):
             original = source.read_wheel(path.name)
             assert hashlib.sha256(original).hexdigest() == by_file[path.name]["sha256"], path.name
             if path.suffix == ".whl":
-                compiled += bool(added_bytecode(original, path.read_bytes(), wheel_kind(path.name)))
+                compiled += bool(added_bytecode(original, served_whole(path, wheel_kind(path.name), tmp_path),
+                                                wheel_kind(path.name)))
             else:
                 assert path.read_bytes() == original, path.name
             # the lock entry is the official one but for the sha256 and the packages the course
@@ -644,7 +722,7 @@ def test_every_pyodide_file_is_the_official_one_plus_bytecode(lab):
 
 
 @pytest.mark.build
-def test_registered_wheels_are_their_pinned_originals_plus_bytecode(lab):
+def test_registered_wheels_are_their_pinned_originals_plus_bytecode(lab, tmp_path):
     """The wheels the build adds to the lock: each is its pinned original (the sha256 PyPI
     publishes, the kernel extension's all.json, the project's wheel as built) plus bytecode."""
     pyodide = build_lab.pyodide_dir(lab)
@@ -659,7 +737,8 @@ def test_registered_wheels_are_their_pinned_originals_plus_bytecode(lab):
     originals["specdec-lab"] = project
     for name, original in originals.items():
         served = pyodide / ours[name]["file_name"]
-        added = added_bytecode(original.read_bytes(), served.read_bytes(), wheel_kind(served.name))
+        added = added_bytecode(original.read_bytes(), served_whole(served, wheel_kind(served.name), tmp_path),
+                               wheel_kind(served.name))
         if name == "specdec-lab":      # the project's modules are all compiled
             with zipfile.ZipFile(original) as z:
                 modules = [n for n in z.namelist() if n.endswith(".py")]
@@ -667,7 +746,7 @@ def test_registered_wheels_are_their_pinned_originals_plus_bytecode(lab):
 
 
 @pytest.mark.build
-def test_bytecode_covers_what_the_kernel_imports_and_little_else(lab):
+def test_bytecode_covers_what_the_kernel_imports_and_little_else(lab, tmp_path):
     """The import profile found the kernel's start and lesson 1's imports: they have bytecode;
     most of what is shipped but never imported stays source only (megabytes for nothing)."""
     pyodide = build_lab.pyodide_dir(lab)
@@ -676,11 +755,12 @@ def test_bytecode_covers_what_the_kernel_imports_and_little_else(lab):
     total = 0
     for entry in lock_data.values():
         if entry["file_name"].endswith(".whl"):
-            with zipfile.ZipFile(pyodide / entry["file_name"]) as wheel:
+            whole = served_whole(pyodide / entry["file_name"], wheel_kind(entry["file_name"]), tmp_path)
+            with zipfile.ZipFile(io.BytesIO(whole)) as wheel:
                 listed = wheel.namelist()
             names |= {n for n in listed if n.endswith(".pyc")}
             total += sum(n.endswith(".py") for n in listed)
-    with zipfile.ZipFile(pyodide / "python_stdlib.zip") as stdlib:
+    with zipfile.ZipFile(io.BytesIO(served_whole(pyodide / "python_stdlib.zip", "stdlib", tmp_path))) as stdlib:
         stdlib_names = set(stdlib.namelist())
     for module in ["numpy/_core/_methods", "matplotlib/figure", "matplotlib/backends/backend_agg",
                    "specdec_lab/plotting/style", "specdec_lab/monte_carlo"]:      # unzipped

@@ -51,10 +51,10 @@ def root(archive: str, kind: str) -> str:
     return {"stdlib": STDLIB_ROOT, "zipimport": f"{SITE_PACKAGES}{archive}/", "wheel": SITE_PACKAGES}[kind]
 
 
-def cached_pyc(member: str) -> str:
+def cached_pyc(member: str, tag: str = CACHE_TAG) -> str:
     """pkg/mod.py -> pkg/__pycache__/mod.cpython-312.pyc"""
     folder, _, module = member.rpartition("/")
-    cached = f"__pycache__/{module[:-3]}.{CACHE_TAG}.pyc"
+    cached = f"__pycache__/{module[:-3]}.{tag}.pyc"
     return f"{folder}/{cached}" if folder else cached
 
 
@@ -65,11 +65,12 @@ def goes_later(member: str) -> bool:
     return member.endswith(".py") or member.endswith(BUILD_ONLY)
 
 
-def split(archive: Path, kind: str) -> dict[str, list[str]]:
+def split(archive: Path, kind: str, tag: str = CACHE_TAG) -> dict[str, list[str]]:
     """Rewrite `archive` (kind "stdlib", "zipimport" or "wheel", as in site/lab/add_bytecode.py)
     without its later members and write them to later_name(archive) beside it. Returns the .py
     members moved, as later.json lists them: "modules" (no bytecode stays: Python imports them
-    from the later archive) and "sources" (of modules that run from the bytecode left)."""
+    from the later archive) and "sources" (of modules that run from the bytecode left). `tag`:
+    the interpreter's cache tag, in the names of an unpacked wheel's bytecode."""
     kept, moved = [], []
     with zipfile.ZipFile(archive) as z:
         names = set(z.namelist())
@@ -81,7 +82,7 @@ def split(archive: Path, kind: str) -> dict[str, list[str]]:
             if kind == "wheel" and "/__pycache__/" in f"/{info.filename}":
                 folder, _, cached = info.filename.rpartition("__pycache__/")
                 stem = cached.partition(".")[0]
-                if cached == f"{stem}.{CACHE_TAG}.pyc" and f"{folder}{stem}.py" in names:
+                if cached == f"{stem}.{tag}.pyc" and f"{folder}{stem}.py" in names:
                     info = _renamed(info, f"{folder}{stem}.pyc")    # run without its source
             kept.append((info, data))
     if not moved:
@@ -90,11 +91,14 @@ def split(archive: Path, kind: str) -> dict[str, list[str]]:
     _write(archive.with_name(later_name(archive.name)), moved)
     compiled = {info.filename for info, _ in kept if info.filename.endswith(".pyc")}
     sources = [info.filename for info, _ in moved if info.filename.endswith(".py")]
-    return {"modules": [p for p in sources if p + "c" not in compiled and cached_pyc(p) not in compiled],
-            "sources": [p for p in sources if p + "c" in compiled or cached_pyc(p) in compiled]}
+    stranded = [n for n in compiled if "__pycache__/" in n]
+    if stranded:        # bytecode of another interpreter, which would run nothing without its source
+        raise BuildError(f"later：{archive.name} 的 {stranded[0]} 不是 {tag} 的 bytecode")
+    return {"modules": [p for p in sources if p + "c" not in compiled],
+            "sources": [p for p in sources if p + "c" in compiled]}
 
 
-def rejoin(start: Path, later: Path, kind: str, out: Path) -> None:
+def rejoin(start: Path, later: Path, kind: str, out: Path, tag: str = CACHE_TAG) -> None:
     """What split() was given, as a set of members (the order aside): the start archive's members,
     each bytecode file under its old name, and the later ones."""
     with zipfile.ZipFile(start) as a, zipfile.ZipFile(later) as b:
@@ -102,7 +106,7 @@ def rejoin(start: Path, later: Path, kind: str, out: Path) -> None:
         for info in a.infolist():
             name = info.filename
             if kind == "wheel" and name.endswith(".pyc") and "__pycache__/" not in name:
-                info = _renamed(info, cached_pyc(name[:-1]))
+                info = _renamed(info, cached_pyc(name[:-1], tag))
             entries.append((info, a.read(name)))
     _write(out, entries)
 

@@ -97,6 +97,7 @@ class LabPage:
     def __init__(self, page, context):
         self.page, self.context = page, context
         self.outside: list[str] = []
+        self.requested: list[str] = []      # every URL asked for (the page's, its frame's, workers')
         self.errors: list[str] = []
         self.console: list[dict] = []
         for target in (page, context):
@@ -122,6 +123,7 @@ class LabPage:
 
     def _record(self, request):
         url = request.url
+        self.requested.append(url)
         if not url.startswith(("data:", "blob:")) and urlsplit(url).hostname != "127.0.0.1":
             self.outside.append(url)
 
