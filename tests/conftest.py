@@ -13,3 +13,12 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if not any(item.get_closest_marker(layer) for layer in LAYERS):
             item.add_marker(pytest.mark.fast)
+
+
+# Hypothesis fails an example that takes over 200 ms by default: a timing assertion, which a busy
+# machine trips (seen once: a closed-form property failed in the fast layer under load ≈ 9, and
+# passed alone). Tests never assert a time (benchmarks/ measure speed), so no deadline.
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("specdec-lab", deadline=None)
+settings.load_profile("specdec-lab")

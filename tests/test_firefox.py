@@ -443,6 +443,15 @@ def test_every_image_output_has_loaded_after_run_all(lab_run):
     assert broken_images(lab_run["images"]) == []
 
 
+def test_a_module_and_a_source_line_that_come_later_arrive(lab_run):
+    """A module only a .later.zip holds imports, and a traceback through the standard library
+    shows its lines (site/lab/later_import.py: a synchronous request from the kernel's worker,
+    which Firefox allows, as it must: no WebAssembly stack switching here)."""
+    from support.lab_checks import LATER_PROBE, later_fetched
+    from test_lab_browser import kernel_prints
+    assert later_fetched(kernel_prints(lab_run["lab"], LATER_PROBE)) == []
+
+
 def test_stored_outputs_show_the_notebooks_text_before_python_runs(lab_run):
     notebook = json.loads((ROOT / "notebooks" / lab_run["notebook"]).read_text(encoding="utf-8"))
     expected = stream_texts_of(notebook)

@@ -586,6 +586,14 @@ def test_pure_python_packages_are_imported_from_their_wheels(lesson, site):
         assert any(m.endswith(expected) for m in reply), (code, reply)
 
 
+def test_a_module_and_a_source_line_that_come_later_arrive(lesson):
+    """The same check as in Firefox and WebKit (tests/support/lab_checks.py): a module only a
+    .later.zip holds imports, a traceback through the standard library shows its lines."""
+    from support.lab_checks import LATER_PROBE, later_fetched
+    lab, _, _ = lesson
+    assert later_fetched(kernel_prints(lab, LATER_PROBE)) == []
+
+
 def test_reload_restores_the_original_notebook(browser, base_url):
     lab = LabPage.open(browser, base_url)
     try:

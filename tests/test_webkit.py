@@ -336,6 +336,15 @@ def test_a_phone_opens_the_lab_with_its_button_and_keeps_the_toolbar_in_place(br
         lab.close()
 
 
+def test_a_module_and_a_source_line_that_come_later_arrive(lab_run):
+    """A module only a .later.zip holds imports, and a traceback through the standard library
+    shows its lines (site/lab/later_import.py: a synchronous request from the kernel's worker,
+    which WebKit allows, as it must: no WebAssembly stack switching here)."""
+    from support.lab_checks import LATER_PROBE, later_fetched
+    from test_lab_browser import kernel_prints
+    assert later_fetched(kernel_prints(lab_run["lab"], LATER_PROBE)) == []
+
+
 def test_the_kernel_runs_without_stack_switching_and_a_call_that_needs_it_fails(lab_run):
     """WebKit has no JSPI, so the run above shows every cell runs without it
     (tests/test_stack_switching.py keeps such calls out of the course); and a call that needs it,

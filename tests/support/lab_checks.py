@@ -139,3 +139,32 @@ def press_keys_through_the_start(lab, focus, press, after_ready: float = 2.0, ti
     seen = lab.page.evaluate("() => window.__keys")
     return {"sent": sent, **seen, "focused": lab.page.evaluate(FOCUSED),
             "notebookShownAt": shown_at, "readyAt": ready_at}
+
+
+# What comes later (site/lab/later.py): run in the live kernel (test_lab_browser.kernel_prints), it
+# imports a module only a .later.zip holds and prints a traceback through the standard library,
+# whose lines come from the same archive, read with a synchronous request from the kernel's worker.
+LATER_PROBE = r"""
+import json, traceback
+try:
+    json.loads("{bad")
+except ValueError:
+    lines = traceback.format_exc()
+import email.mime.text
+print(json.dumps({"traceback": lines, "file": email.mime.text.__file__}))
+"""
+
+
+def later_fetched(printed: str) -> list[str]:
+    """What LATER_PROBE's output shows wrong ([] when the module and the source line came)."""
+    import json
+    try:
+        seen = json.loads(printed.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return [f"no result: {printed[-300:]!r}"]
+    wrong = []
+    if not seen["file"].startswith("/lib/later/python_stdlib.later/email/mime/"):
+        wrong.append(f"email.mime.text from {seen['file']}")
+    if "obj, end = self.scan_once(s, idx)" not in seen["traceback"]:
+        wrong.append(f"no source line of json/decoder.py in {seen['traceback'][-400:]!r}")
+    return wrong
