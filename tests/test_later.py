@@ -80,6 +80,24 @@ def test_the_split_leaves_bytecode_and_data_and_rejoins_to_the_original(tmp_path
     assert members(rejoined) == original
 
 
+@pytest.mark.parametrize("kind", ["zipimport", "wheel"])
+def test_a_package_that_reads_its_own_lines_keeps_its_compiled_sources(tmp_path, kind):
+    """runtime.toml [later] keep_sources (pyparsing reads source lines through
+    traceback.extract_stack as it runs): only unused modules, stubs and headers move."""
+    served = archive(tmp_path, kind)
+    original = members(served)
+    listed = later.split(served, kind, TAG, keep_sources=True)
+    start = members(served)
+    assert {"pkg/__init__.py", "pkg/used.py"} <= set(start)
+    assert {n: d for n, d in start.items() if n.endswith(".pyc")} == \
+        {n: d for n, d in original.items() if n.endswith(".pyc")}       # where they were
+    assert listed == {"modules": ["pkg/unused.py", "pkg/sub/__init__.py", "pkg/sub/deep.py",
+                                  "pkg/sub/sibling.py", "alone.py"], "sources": []}
+    rejoined = tmp_path / "rejoined.zip"
+    later.rejoin(served, served.with_name(later.later_name(served.name)), kind, rejoined, TAG)
+    assert members(rejoined) == original
+
+
 def test_bytecode_of_another_interpreter_stops_the_split(tmp_path):
     """An unpacked wheel's bytecode named for another Python would be left with no source."""
     served = archive(tmp_path, "wheel")

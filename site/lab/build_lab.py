@@ -141,22 +141,29 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
     print(f"  預先編譯 bytecode：{compiled['modules']} 個模組、{compiled['archives']} 個檔案"
           f"（{compiled['from_cache']} 個取自快取）", file=sys.stderr)
     if compiled["archives"]:          # (without Node.js no bytecode: every source stays)
-        moved = later.split_start_archives(pyodide_dir, start_archives(lite, pyodide_dir, added[-1], zip_imported))
-        print(f"  啟動時下載的檔案少了 {moved['moved'] / 1e6:.1f} MB（原始碼與沒用到的模組，"
+        archives = later_archives(lite, pyodide_dir, cfg, added[-1])
+        moved = later.split_start_archives(pyodide_dir, archives, keep_sources={
+            name for name in archives if pyodide_dist.normalize(name.split("-")[0]) in
+            {pyodide_dist.normalize(n) for n in cfg["later"]["keep_sources"]}})
+        print(f"  啟動時與第一張圖時下載的檔案少了 {moved['moved'] / 1e6:.1f} MB（原始碼與沒用到的模組，"
               f"用到時才從 {moved['archives']} 個 .later.zip 取；剩 {moved['kept'] / 1e6:.1f} MB）", file=sys.stderr)
     return lite
 
 
-def start_archives(lite: Path, pyodide_dir: Path, project: str, zip_imported: list[str]) -> dict[str, str]:
+def later_archives(lite: Path, pyodide_dir: Path, cfg: dict, project: str) -> dict[str, str]:
     """The archives Python fetches as the kernel starts (the standard library and the wheels
-    jupyter-lite.json preloads, with their dependencies), file name -> how Python reads it
-    (site/lab/later.py), but for the project's wheel, whose sources stay."""
+    jupyter-lite.json preloads, with their dependencies) and before a cell first uses a module of
+    [kernel.loaded_on_use] (matplotlib, ipywidgets ...), file name -> how Python reads it
+    (site/lab/later.py); not the project's wheel, whose sources stay, nor its split-out data."""
     lock_data = json.loads((pyodide_dir / pyodide_dist.LOCK).read_text())
     entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
-    from_zip = {pyodide_dist.normalize(n) for n in zip_imported}
+    from_zip = {pyodide_dist.normalize(n) for n in cfg["kernel"]["zip_imported"]}
+    own = {pyodide_dist.normalize(n) for n in [project, *cfg["kernel"].get("split_out", {})]}
+    roots = preload_list(lite / "jupyter-lite.json") + [p for packages in loaded_on_use(cfg, pyodide_dir).values()
+                                                        for p in packages]
     archives = {bytecode.STDLIB: "stdlib"}
-    for key in pyodide_dist.closure(lock_data, preload_list(lite / "jupyter-lite.json")):
-        if key != pyodide_dist.normalize(project) and entries[key]["file_name"].endswith(".whl"):
+    for key in pyodide_dist.closure(lock_data, roots):
+        if key not in own and entries[key]["file_name"].endswith(".whl"):
             archives[entries[key]["file_name"]] = "zipimport" if key in from_zip else "wheel"
     return archives
 

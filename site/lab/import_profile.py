@@ -9,15 +9,22 @@ through the kernel (which loads what the cells import, and, as the kernel's load
 browser, the packages of ON_USE.json's modules before a cell that uses them: load_on_use.py
 beside this file), imports MODULES.json's modules (what the kernel imports in a browser only:
 runtime.toml [bytecode] also_imported), and writes the sorted paths of every
-module file imported to OUT.json, with the cells that failed (a run without a browser may lack
+module file imported, or looked for and found (an import that raised ImportError), to OUT.json, with the cells that failed (a run without a browser may lack
 something a cell needs; this is only about imports).
 """
 import json
 import os
 import sys
 
+import importlib.machinery
+
 import pyodide_js
 from pyodide.ffi import to_js
+
+# every module Python looked for, found or not: one whose import failed (dateutil.tz.win, tried
+# in a try/except) is looked for again on every page, so it is compiled and stays at start too
+looked_for = set()
+sys.addaudithook(lambda event, args: looked_for.add(args[0]) if event == "import" else None)
 
 packages_file, on_use_file, modules_file, notebook_file, out_file = sys.argv[1:]
 with open(packages_file) as f:
@@ -55,6 +62,14 @@ for number, source in enumerate(cells):
 with open(modules_file) as f:
     for name in json.load(f):
         __import__(name)
-files = sorted({m.__file__ for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)})
+files = {m.__file__ for m in list(sys.modules.values()) if isinstance(getattr(m, "__file__", None), str)}
+for name in sorted(looked_for - set(sys.modules)):
+    parent = name.rpartition(".")[0]
+    if parent and not hasattr(sys.modules.get(parent), "__path__"):
+        continue
+    spec = importlib.machinery.PathFinder.find_spec(name, sys.modules[parent].__path__ if parent else None)
+    if spec is not None and isinstance(spec.origin, str) and spec.origin.endswith(".py"):
+        files.add(spec.origin)          # found, but its code raised ImportError (or it never ran)
+files = sorted(files)
 with open(out_file, "w") as f:
     json.dump({"files": files, "failed_cells": failed}, f, indent=1)

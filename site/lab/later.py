@@ -1,10 +1,10 @@
-"""Archives Python needs before the first output hold what Python runs; what it only might read
-comes later, from a sibling archive fetched on first use.
+"""Archives Python needs before the first output (and the first figure) hold what Python runs;
+what it only might read comes later, from a sibling archive fetched on first use.
 
 Every byte the kernel fetches before lesson 1's first output is time a learner on 4G or a class of
 30 on one Wi-Fi waits for. Once site/lab/bytecode.py has compiled every module the kernel and the
-notebooks import, the standard library's zip and the wheels loaded at start still carry, for
-nothing at start:
+notebooks import, the standard library's zip and the wheels loaded at start (and with the first
+figure: matplotlib, pillow, ipywidgets ...) still carry, for nothing then:
   - the source (.py) of every compiled module (2.9 MB): Python runs the .pyc; the source only
     shows lines in a traceback;
   - every module nothing imported in the profile (2.7 MB: most of the standard library, pygments'
@@ -65,22 +65,28 @@ def goes_later(member: str) -> bool:
     return member.endswith(".py") or member.endswith(BUILD_ONLY)
 
 
-def split(archive: Path, kind: str, tag: str = CACHE_TAG) -> dict[str, list[str]]:
+def split(archive: Path, kind: str, tag: str = CACHE_TAG, keep_sources: bool = False) -> dict[str, list[str]]:
     """Rewrite `archive` (kind "stdlib", "zipimport" or "wheel", as in site/lab/add_bytecode.py)
     without its later members and write them to later_name(archive) beside it. Returns the .py
     members moved, as later.json lists them: "modules" (no bytecode stays: Python imports them
     from the later archive) and "sources" (of modules that run from the bytecode left). `tag`:
-    the interpreter's cache tag, in the names of an unpacked wheel's bytecode."""
-    kept, moved = [], []
+    the interpreter's cache tag, in the names of an unpacked wheel's bytecode. `keep_sources`:
+    the sources of compiled modules stay (a package that reads its own lines as it runs)."""
     with zipfile.ZipFile(archive) as z:
-        names = set(z.namelist())
-        for info in z.infolist():
+        infos = z.infolist()
+        names = {info.filename for info in infos}
+
+        def compiled(source: str) -> bool:
+            return source[:-3] + ".pyc" in names or cached_pyc(source, tag) in names
+        kept, moved = [], []
+        for info in infos:
             data = z.read(info)
-            if goes_later(info.filename):
+            name = info.filename
+            if goes_later(name) and not (keep_sources and name.endswith(".py") and compiled(name)):
                 moved.append((info, data))
                 continue
-            if kind == "wheel" and "/__pycache__/" in f"/{info.filename}":
-                folder, _, cached = info.filename.rpartition("__pycache__/")
+            if kind == "wheel" and not keep_sources and "/__pycache__/" in f"/{name}":
+                folder, _, cached = name.rpartition("__pycache__/")
                 stem = cached.partition(".")[0]
                 if cached == f"{stem}.{tag}.pyc" and f"{folder}{stem}.py" in names:
                     info = _renamed(info, f"{folder}{stem}.pyc")    # run without its source
@@ -89,13 +95,12 @@ def split(archive: Path, kind: str, tag: str = CACHE_TAG) -> dict[str, list[str]
         return {"modules": [], "sources": []}
     _write(archive, kept)
     _write(archive.with_name(later_name(archive.name)), moved)
-    compiled = {info.filename for info, _ in kept if info.filename.endswith(".pyc")}
     sources = [info.filename for info, _ in moved if info.filename.endswith(".py")]
-    stranded = [n for n in compiled if "__pycache__/" in n]
+    bytecode = {info.filename for info, _ in kept if info.filename.endswith(".pyc")}
+    stranded = [n for n in bytecode if "__pycache__/" in n and not keep_sources]
     if stranded:        # bytecode of another interpreter, which would run nothing without its source
         raise BuildError(f"later：{archive.name} 的 {stranded[0]} 不是 {tag} 的 bytecode")
-    return {"modules": [p for p in sources if p + "c" not in compiled],
-            "sources": [p for p in sources if p + "c" in compiled]}
+    return {"modules": [p for p in sources if not compiled(p)], "sources": [p for p in sources if compiled(p)]}
 
 
 def rejoin(start: Path, later: Path, kind: str, out: Path, tag: str = CACHE_TAG) -> None:
@@ -125,8 +130,9 @@ def _write(path: Path, entries) -> None:
     staged.replace(path)
 
 
-def split_start_archives(pyodide_dir: Path, archives: dict[str, str]) -> dict:
-    """split() each of `archives` (file name -> kind) in `pyodide_dir`, the lock's sha256 following,
+def split_start_archives(pyodide_dir: Path, archives: dict[str, str], keep_sources: set[str] = frozenset()) -> dict:
+    """split() each of `archives` (file name -> kind) in `pyodide_dir`, the sources of those in
+    `keep_sources` (file names) staying, the lock's sha256 following,
     and write later.json there: [{"file": later archive, "root": where its members live in Pyodide,
     "modules": [...], "sources": [...]} (its .py members, as split() returns them), ...].
     Returns bytes moved and kept, for the build log."""
@@ -138,7 +144,7 @@ def split_start_archives(pyodide_dir: Path, archives: dict[str, str]) -> dict:
         if not path.is_file():
             raise BuildError(f"later：{name} 不在 {pyodide_dir}")
         before = path.stat().st_size
-        paths = split(path, kind)
+        paths = split(path, kind, keep_sources=name in keep_sources)
         kept += path.stat().st_size
         if paths["modules"] or paths["sources"]:
             moved += before - path.stat().st_size
