@@ -79,11 +79,12 @@ def versions() -> dict:
 def serve_recorded(root: Path, **options):
     """site/serve.py's server for `root` on a free port, every HTML page with RECORDER (and the
     browser's current init scripts, lesson pages only) first in its <head>; PHONE_PAGE?src=URL is
-    URL in a 390 x 844 iframe. Yields the base URL; `.init` on the server takes the scripts."""
+    URL in a 390 x 844 iframe. Yields the base URL; `.init` on the server takes the scripts
+    (`.lab_init`: scripts for the lab's own pages, under /lab/)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "site"))
     import serve  # site/serve.py
 
-    state = {"init": []}
+    state = {"init": [], "lab_init": []}
 
     class Handler(serve.SiteHandler):
         def do_GET(self):
@@ -96,7 +97,7 @@ def serve_recorded(root: Path, **options):
             file = self._file()
             if not file or not file.endswith(".html"):
                 return super().do_GET()
-            scripts = [RECORDER] + ([] if url_path.startswith("/lab/") else state["init"])
+            scripts = [RECORDER] + (state["lab_init"] if url_path.startswith("/lab/") else state["init"])
             head = "".join(f"<script>{s}</script>" for s in scripts).encode()
             body = Path(file).read_bytes()
             at = body.find(b"<head>")
@@ -123,6 +124,7 @@ def serve_recorded(root: Path, **options):
     server.handle_error = lambda request, address: None if isinstance(sys.exc_info()[1], quiet) else \
         http.server.ThreadingHTTPServer.handle_error(server, request, address)
     server.init = state["init"]
+    server.lab_init = state["lab_init"]          # (scripts for the lab's own pages: benchmarks)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/", server
