@@ -214,9 +214,10 @@ def lab_run(request, browser, base_url):
     lab = WebKitLab.open(browser, base_url + path)
     try:
         lab.wait_for("notebookShown")
+        starting = [lab.page.evaluate(LOOPING_AND_METER)]     # (Python still starting, as a rule)
         wait_until(lambda: lab.page.evaluate(KERNEL_SPINNER_OR_READY), 120, step=0.2,
                    what="the kernel's spinner")
-        starting = lab.page.evaluate(LOOPING_AND_METER)       # (Python still starting, as a rule)
+        starting.append(lab.page.evaluate(LOOPING_AND_METER))
         shown_path = lab.in_app("return nb.context.path;")
         stored = lab.page.evaluate(STREAM_TEXTS, timeout=120)
         lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-stored.png")
@@ -244,16 +245,18 @@ def test_the_lab_goes_live_and_runs_every_cell(lab_run):
 
 
 def test_nothing_loops_beside_the_lesson_while_python_starts(lab_run):
-    """While Python starts (here: when the notebook's toolbar shows it), nothing loops on the
-    lesson page or in the lab's frame, and the panel's meter stands still: its sliding bar and the
-    lab's kernel spinner, composited in WebKitGTK on the CPU (no GPU under Xvfb) every frame, had
-    the first output come later (benchmarks/webkit_probe.py --ab; tests/test_lab_browser.py checks
-    the meter's every step in Chromium)."""
-    starting = lab_run["starting"]
-    if starting["kernelReady"] or starting["stage"] not in ("start", "packages"):
-        pytest.skip(f"Python was ready before the toolbar showed it starting: {starting}")
-    assert (starting["looping"], starting["labLooping"]) == ([], []), starting
-    assert (starting["filled"], starting["opacity"] < 1) == (100, True), starting      # pale across
+    """While Python starts (here: when the notebook is shown, and when its toolbar shows the kernel
+    starting, each if Python is not ready by then), nothing loops on the lesson page or in the lab's
+    frame, and the panel's meter stands still, pale across: its sliding bar and the lab's kernel
+    spinner, composited in WebKitGTK on the CPU (no GPU under Xvfb) every frame, had the first
+    output come later (benchmarks/webkit_probe.py --ab; tests/test_lab_browser.py checks the
+    meter's every step in Chromium)."""
+    seen = [s for s in lab_run["starting"] if not s["kernelReady"] and s["stage"] in ("start", "packages")]
+    if not seen:
+        pytest.skip(f"Python was ready before the notebook was shown: {lab_run['starting']}")
+    for starting in seen:
+        assert (starting["looping"], starting["labLooping"]) == ([], []), starting
+        assert (starting["filled"], starting["opacity"] < 1) == (100, True), starting      # pale across
 
 
 NO_GIL = "NoGilError: Attempted to use PyProxy when Python GIL not held"

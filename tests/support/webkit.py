@@ -180,10 +180,14 @@ class WebKit:
         self.process = subprocess.Popen([DRIVER, f"--port={self.port}"], stdout=self._log,
                                         stderr=subprocess.STDOUT, env={**os.environ, "DISPLAY": display})
         self.base = f"http://127.0.0.1:{self.port}"
-        until(lambda: self._ready(), 30, step=0.1, what="WebKitWebDriver listening")
         caps = {"capabilities": {"alwaysMatch": {"webkitgtk:browserOptions": {
             "binary": MINIBROWSER, "args": ["--automation"]}}}}
-        value = self.request("POST", "/session", caps, timeout=60, what="MiniBrowser started")
+        try:
+            until(lambda: self._ready(), 30, step=0.1, what="WebKitWebDriver listening")
+            value = self.request("POST", "/session", caps, timeout=60, what="MiniBrowser started")
+        except BaseException:     # (no session: the driver would outlive us, orphaned)
+            self._stop_driver()
+            raise
         self.session = f"/session/{value['sessionId']}"
         self.version = value["capabilities"].get("browserVersion")
         self.pages: list[WebKitPage] = []
@@ -239,6 +243,9 @@ class WebKit:
     def close(self):
         with contextlib.suppress(Exception):
             self.request("DELETE", self.session, timeout=30, what="closing MiniBrowser")
+        self._stop_driver()
+
+    def _stop_driver(self):
         self.process.terminate()
         try:
             self.process.wait(timeout=15)
