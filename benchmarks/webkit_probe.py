@@ -11,6 +11,12 @@ and WebKitGTK's MiniBrowser, in one run.
    BroadcastChannel): a timeline of the page script's and the worker's marks, the lab frame's
    resources (JupyterLite's JS: first request .. last byte), and, in WebKit, the CPU seconds of
    each of MiniBrowser's processes in each phase (from /proc).
+3. --ab: WebKit visits of the same page with variants of it, interleaved round by round: the first
+   live output and the CPU seconds until it, of every MiniBrowser process and of Mesa's llvmpipe
+   threads (WebKitGTK under Xvfb composites each frame on the CPU), medians. A variant is
+   MiniBrowser's environment and/or style put into the pages as they are served (still, pagestill:
+   the lesson page; labstill: the lab's frame; covered, away: the frame hidden) or a second site:
+   what keeps WebKit compositing frames while Python starts.
 Prints, asserts nothing.
 """
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 import threading
@@ -118,8 +125,20 @@ SPLIT_INSTANTIATE = """
 })();
 """
 
-STILL = """document.addEventListener('DOMContentLoaded', () => { const s = document.createElement('style');
-  s.textContent = '.sd-lab__meter-fill { animation: none !important; }'; document.head.append(s); });"""
+def style(css: str) -> str:
+    """An init script that adds `css` to the page (lesson page or lab frame) as it is parsed."""
+    return ("(() => { const s = document.createElement('style'); s.textContent = %s;"
+            " (document.head || document.documentElement).append(s); })();" % json.dumps(css))
+
+
+# A/B variants (--ab): what may keep WebKit compositing frames while Python starts
+STILL = style(".sd-lab__meter-fill { animation: none !important; }")       # the lesson's meter
+LAB_STILL = style("*, *::before, *::after { animation: none !important; transition: none !important; }")
+COVERED = style(".sd-lab__body:has(.sd-lab__preview) > .sd-lab__frame { visibility: hidden; }")
+AWAY = style(".sd-lab__frame { visibility: hidden !important; }")        # (a bound: never shown)
+PAGE_STILL = LAB_STILL                                                    # every animation of the lesson page
+LESSON_VARIANTS = {"still": STILL, "covered": COVERED, "away": AWAY, "pagestill": PAGE_STILL}
+LAB_VARIANTS = {"labstill": LAB_STILL}
 
 FRAME_RESOURCES = """() => { const f = document.querySelector('.sd-lab__frame'); const w = f && f.contentWindow;
   if (!w) return null; const t0 = performance.timeOrigin;
@@ -209,7 +228,8 @@ def visit(lab, engine: str, sampler: CpuSampler | None, quiet: bool = False):
     wall0 = time.time()
     lab.run_all(early=True)
     first = lab.first_output(timeout=300)
-    lab.wait_all_run(timeout=600)
+    if not quiet:            # (the A/B rounds compare the first output only)
+        lab.wait_all_run(timeout=600)
     time.sleep(0.5)
     t0 = lab.navigation_start()
     events = lab.events()
@@ -242,8 +262,9 @@ def visit(lab, engine: str, sampler: CpuSampler | None, quiet: bool = False):
                 if key in what:
                     summary[key.split(": ")[-1].split(" (")[0]] = round(t + (d or 0), 2)
         if sampler:
-            start = next((m["t"] / 1000 for m in worker if m["name"].startswith("worker: timing")), None)
             cpu = sampler.between(t0, t0 + first)
+            summary["cpu_total"] = round(sum(v for k, v in cpu.items() if not k.startswith("  thread")), 1)
+            summary["llvmpipe"] = round(sum(v for k, v in cpu.items() if k.startswith("  thread llvmpipe")), 1)
             summary["cpu"] = {k.strip().replace("thread ", ""): round(v, 1) for k, v in cpu.items() if v >= 0.3}
         return summary
     print(f"\n{engine}: timeline (s from opening the lesson page)")
@@ -289,13 +310,19 @@ def ab(args, servers, tmp: Path) -> int:
     variants = []
     for item in args.ab.split(";"):
         name, _, spec = item.partition(":")
-        env = dict(e.split("=", 1) for e in spec.split(",") if "=" in e)
-        variants.append((name, env, "still" in spec.split(","), "site-b" in spec.split(",")))
+        words = [w for w in spec.split(",") if w]
+        env = dict(e.split("=", 1) for e in words if "=" in e)
+        unknown = [w for w in words if "=" not in w and w not in {*LESSON_VARIANTS, *LAB_VARIANTS, "site-b"}]
+        if unknown:
+            raise SystemExit(f"--ab {name}: unknown {unknown}; known: {sorted({*LESSON_VARIANTS, *LAB_VARIANTS})}")
+        variants.append((name, env, [LESSON_VARIANTS[w] for w in words if w in LESSON_VARIANTS],
+                         [LAB_VARIANTS[w] for w in words if w in LAB_VARIANTS], "site-b" in words))
     results = {name: [] for name, *_ in variants}
     with xvfb() as display:
         for r in range(args.rounds):
-            for name, env, still, other in variants:
+            for name, env, lesson_init, lab_init, other in variants:
                 base, server = servers["b" if other else ""]
+                server.lab_init[:] = lab_init
                 saved = dict(os.environ)
                 os.environ.update(env)
                 try:
@@ -307,17 +334,24 @@ def ab(args, servers, tmp: Path) -> int:
                 sampler = CpuSampler(browser.process.pid)
                 try:
                     shown = "localStorage.removeItem('specdec-lab:layout');"
-                    lab = WebKitLab(browser.open(base + args.page, init=[shown, TIMELINE, COLLECT] + ([STILL] if still else [])))
+                    lab = WebKitLab(browser.open(base + args.page, init=[shown, TIMELINE, COLLECT] + lesson_init))
                     got = visit(lab, "WebKit", sampler, quiet=True)
+                    got["errors"] = lab.errors[:3]
                 finally:
                     sampler.stop()
                     browser.close()
                 results[name].append(got)
                 print(f"round {r + 1} {name:10}", json.dumps(got), flush=True)
-    print("\nmedian first output per variant:")
+    print(f"\nmedians of {args.rounds} interleaved visits (first output s; CPU s until it: every "
+          "MiniBrowser process, and llvmpipe's threads)")
+    print(f"  {'variant':10} {'output':>7} {'ratio':>6} {'cpu':>6} {'llvmpipe':>9}   first outputs")
+    first_median = None
     for name, got in results.items():
-        outs = sorted(g["output"] for g in got)
-        print(f"  {name:10} {outs[len(outs) // 2]:6.2f}  ({', '.join(f'{o:.2f}' for o in outs)})")
+        med = {k: statistics.median(g[k] for g in got) for k in ("output", "cpu_total", "llvmpipe")}
+        first_median = first_median or med["output"]
+        outs = ", ".join(f"{g['output']:.1f}" for g in got)
+        print(f"  {name:10} {med['output']:7.2f} {med['output'] / first_median:6.2f} {med['cpu_total']:6.1f}"
+              f" {med['llvmpipe']:9.1f}   {outs}")
     return 0
 
 
@@ -330,7 +364,11 @@ def main(argv=None) -> int:
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for MiniBrowser (WebKit)")
     parser.add_argument("--still", action="store_true", help="the lesson page's loading meter does not move")
     parser.add_argument("--ab", help="WebKit only: variants to interleave, ';'-separated, each "
-                        "'name:KEY=VAL,KEY=VAL' or 'name:still' (e.g. 'base:;still:still')")
+                        "'name:' and a ','-separated list of KEY=VAL (MiniBrowser's environment) and of "
+                        "still (the lesson's meter does not move), pagestill (no animation or transition "
+                        "in the lesson page), labstill (none in the lab's frame), covered (the lab's frame "
+                        "hidden while the notebook's preview covers it), away (the frame never shown), "
+                        "site-b; e.g. 'base:;still:still;labstill:still,labstill'")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--site-b", type=Path, help="a second built site, for variants marked site-b")
     args = parser.parse_args(argv)

@@ -30,8 +30,8 @@ import pytest
 
 from specdec_lab import monte_carlo_check
 from support.lab import ROOT, LabPage, serve_site, wait_until
-from support.lab_checks import (FOCUSED, IMAGE_OUTPUTS, KEYS_IN_LESSON, broken_images,
-                                press_keys_through_the_start)
+from support.lab_checks import (FOCUSED, IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, KEYS_IN_LESSON,
+                                LOOPING_AND_METER, broken_images, press_keys_through_the_start)
 from support.server import chromium
 
 pytestmark = pytest.mark.browser
@@ -105,6 +105,9 @@ def lesson(browser, base_url):
     lab.run_all(early=True)
     lab.wait_for("notebookShown")
     shown = lab.state()
+    wait_until(lambda: lab.page.evaluate(KERNEL_SPINNER_OR_READY), 60, step=0.1,
+               what="the kernel's spinner")
+    lab.starting = lab.page.evaluate(LOOPING_AND_METER)     # (Python still starting, as a rule)
     lab.show_cell("figure")
     wait_until(lambda: lab.frame().locator(".jp-RenderedImage img").count() >= 1, 30,
                what="a stored figure on screen")
@@ -202,6 +205,16 @@ def test_printed_output_wraps_between_words_not_inside_a_number(lesson):
     assert any("10⁻³⁰⁰" in line for line in lines) and any("×10⁻" in line for line in lines)
     split = lab.frame().evaluate(NUMBERS_SPLIT, lines)
     assert split == [], " ".join(split)
+
+
+def test_nothing_loops_in_the_lab_while_python_starts(lesson):
+    """When the notebook's toolbar shows the kernel starting, nothing loops in the lab's frame
+    (JupyterLab's kernel spinner stands still beside a lesson: specdec-lab.js, 14.) or on the
+    lesson page (the meter: the test below)."""
+    lab, _, _ = lesson
+    if lab.starting["kernelReady"] or lab.starting["stage"] not in ("start", "packages"):
+        pytest.skip(f"Python was ready before the toolbar showed it starting: {lab.starting}")
+    assert (lab.starting["looping"], lab.starting["labLooping"]) == ([], []), lab.starting
 
 
 def test_run_pressed_early_waits_for_python_without_a_dialog(lesson):
@@ -753,6 +766,44 @@ def test_the_panels_steps_say_what_is_under_way(browser, base_url):
             frame.evaluate(report, {"queued": 0, "notebookShown": False, "kernelReady": False, **state})
             wait_until(lambda: tuple(page.evaluate(STEP_CHIPS)) == chips, 5, what=f"chips {chips}")
             assert page.locator(".sd-lab__status-text").text_content() == state["text"]
+    finally:
+        context.close()
+
+
+def test_nothing_loops_beside_the_lesson_while_python_starts(browser, base_url):
+    """Python takes 10-40 s to start, beside the lesson the learner is reading: the panel's meter
+    stands still, pale across while Python starts (or loads a package a cell asks for), solid once
+    ready, and nothing on the lesson page loops. (The meter used to slide back and forth until
+    Python was ready; in WebKit without a GPU each of its frames was composited on the CPU:
+    benchmarks/webkit_probe.py --ab.) The lab here is a blank page of the site's origin that the
+    test makes report, as in the test above."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.route("**/lab/notebooks/index.html*",
+                  lambda route: route.fulfill(content_type="text/html", body="<!doctype html><title>lab</title>"))
+    lab = LabPage.open(context, base_url)
+    try:
+        page = lab.page
+        frame = lab.frame()
+        wait_until(lambda: page.evaluate("() => !document.querySelector('.sd-lab__progress').hidden"), 10,
+                   what="the panel's progress shown")
+        pale, solid = (100, 0.4), (100, 1.0)
+        report = "(s) => parent.postMessage({specdecLab: s}, location.origin)"
+        start = {"stage": "start", "text": "下載並啟動 Python…"}
+        ready = {"stage": "ready", "text": "Python 已就緒", "notebookShown": True, "kernelReady": True}
+        steps = [(None, pale), (start, pale), (ready, solid),
+                 ({**start, "stage": "packages", "text": "第一次 import matplotlib…", "notebookShown": True,
+                   "kernelReady": True}, pale)]
+        for state, meter in steps:
+            if state:
+                frame.evaluate(report, {"queued": 0, "notebookShown": False, "kernelReady": False, **state})
+            wait_until(lambda: (page.evaluate(LOOPING_AND_METER)["filled"],
+                                round(page.evaluate(LOOPING_AND_METER)["opacity"], 2)) == meter, 5,
+                       what=f"the meter at {meter} (% filled, opacity)")
+            for _ in range(3):                   # the panel redraws every second while Python starts
+                seen = page.evaluate(LOOPING_AND_METER)
+                assert (seen["looping"], seen["filled"], round(seen["opacity"], 2)) == ([], *meter), \
+                    (state and state["stage"], seen)
+                page.wait_for_timeout(400)
     finally:
         context.close()
 

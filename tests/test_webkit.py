@@ -5,7 +5,8 @@ whole site built for and served by site/serve.py's server.
 The checks are the Firefox layer's (tests/test_firefox.py), in-page JS shared through the same
 page interface: every page loads without a page error; the toy and the quiz answer a click and a
 key; full-width punctuation is drawn full width (measured); search finds 接受率; each lab page goes
-live in Pyodide and runs every cell, the stored outputs shown before as the notebook file has them,
+live in Pyodide (nothing looping on the lesson page while Python starts) and runs every cell, the
+stored outputs shown before as the notebook file has them,
 every image output loaded after; an edit survives a move to another page and back; a phone (390 x
 844, an iframe: WebKitGTK's window is 447 px at least) opens the lab with its button, and its
 kernel indicator stays in the notebook's toolbar; axe-core finds nothing serious or critical.
@@ -21,7 +22,8 @@ import pytest
 from specdec_lab import expected_tokens
 from support.axe import axe_script
 from support.lab import TIMELINE, wait_until
-from support.lab_checks import IMAGE_OUTPUTS, STREAM_TEXTS, broken_images, stream_texts_of
+from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, LOOPING_AND_METER,
+                                STREAM_TEXTS, broken_images, stream_texts_of)
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
 from support.webkit import WebKitLab, serve_recorded, webkit
 from test_firefox import (LABELS, LAB_PAGES, MARKS, MEASURE_PREVIEW, PUNCTUATION_WIDTHS, QUIZ_STATE,
@@ -212,6 +214,10 @@ def lab_run(request, browser, base_url):
     lab = WebKitLab.open(browser, base_url + path)
     try:
         lab.wait_for("notebookShown")
+        starting = [lab.page.evaluate(LOOPING_AND_METER)]     # (Python still starting, as a rule)
+        wait_until(lambda: lab.page.evaluate(KERNEL_SPINNER_OR_READY), 120, step=0.2,
+                   what="the kernel's spinner")
+        starting.append(lab.page.evaluate(LOOPING_AND_METER))
         shown_path = lab.in_app("return nb.context.path;")
         stored = lab.page.evaluate(STREAM_TEXTS, timeout=120)
         lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-stored.png")
@@ -219,7 +225,8 @@ def lab_run(request, browser, base_url):
         ran = lab.wait_all_run(timeout=400)
         images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
         lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-ran.png")
-        yield dict(lab=lab, notebook=notebook, shown_path=shown_path, stored=stored, ran=ran, images=images)
+        yield dict(lab=lab, notebook=notebook, shown_path=shown_path, stored=stored, ran=ran, images=images,
+                   starting=starting)
     finally:
         lab.close()
 
@@ -235,6 +242,21 @@ def test_the_lab_goes_live_and_runs_every_cell(lab_run):
     assert sorted(c["count"] for c in cells) == list(range(1, len(cells) + 1))
     assert [e["stage"] for e in lab_run["lab"].events()][-1] == "ready"
     assert without_no_gil(lab_run["lab"].errors) == []
+
+
+def test_nothing_loops_beside_the_lesson_while_python_starts(lab_run):
+    """While Python starts (here: when the notebook is shown, and when its toolbar shows the kernel
+    starting, each if Python is not ready by then), nothing loops on the lesson page or in the lab's
+    frame, and the panel's meter stands still, pale across: its sliding bar and the lab's kernel
+    spinner, composited in WebKitGTK on the CPU (no GPU under Xvfb) every frame, had the first
+    output come later (benchmarks/webkit_probe.py --ab; tests/test_lab_browser.py checks the
+    meter's every step in Chromium)."""
+    seen = [s for s in lab_run["starting"] if not s["kernelReady"] and s["stage"] in ("start", "packages")]
+    if not seen:
+        pytest.skip(f"Python was ready before the notebook was shown: {lab_run['starting']}")
+    for starting in seen:
+        assert (starting["looping"], starting["labLooping"]) == ([], []), starting
+        assert (starting["filled"], starting["opacity"] < 1) == (100, True), starting      # pale across
 
 
 NO_GIL = "NoGilError: Attempted to use PyProxy when Python GIL not held"

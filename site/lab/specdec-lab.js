@@ -14,7 +14,8 @@
 //  10. marks the notebook as zh-TW, so its punctuation takes the Traditional Chinese shapes;
 //  11. wraps printed output between words, not inside a number;
 //  12. notes in localStorage that the learner ran a cell of this notebook (the course's progress view);
-//  13. beside a lesson, takes the keyboard focus only when the learner gives it to the lab.
+//  13. beside a lesson, takes the keyboard focus only when the learner gives it to the lab;
+//  14. beside a lesson, keeps JupyterLab's spinners still (the lesson page shows the progress).
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -328,9 +329,16 @@
   // 11. JupyterLab wraps printed output anywhere (word-break: break-all): a long line of Chinese
   // with numbers broke "p < 1e-300" into "1e-3" and "00" in the narrow panel. Here it wraps between
   // words and characters, as the lesson does; inside a word only when nothing else fits.
+  // 14. Beside a lesson nothing here loops while Python starts: JupyterLab's splash spinner (under
+  // the lesson's preview of the notebook) and the kernel indicator's spinner in the toolbar, which
+  // turns as long as the kernel is starting or busy, stand still (the indicator: a ring with a gap,
+  // the ✓ once idle). The lesson page's panel says how the start is going, with the seconds, and a
+  // running cell shows [*]. (In WebKit without a GPU every frame of a turning spinner was composited
+  // on the CPU Python's start needs: benchmarks/webkit_probe.py --ab.)
   const style = document.createElement('style');
   style.textContent = '.jp-NotebookTrustedStatus, .jp-NotebookKernelStatus { display: none; }\n'
-    + 'body .jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; }';
+    + 'body .jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; }'
+    + (window.frameElement ? '\nbody .jp-KernelStatus-spinner, body .jp-SpinnerContent { animation: none; }' : '');
   document.head.append(style);
 
   // 9. The lab keeps its contents in memory (jupyter-lite.json): a notebook left for another page

@@ -168,3 +168,33 @@ def later_fetched(printed: str) -> list[str]:
     if "obj, end = self.scan_once(s, idx)" not in seen["traceback"]:
         wrong.append(f"no source line of json/decoder.py in {seen['traceback'][-400:]!r}")
     return wrong
+
+
+# the lesson page while the lab starts: the looping animations (CSS animations with no end, running)
+# of the lesson page and of the lab's frame, and the panel's meter: how much of it is filled (% of
+# its width) and how opaque the fill is
+LOOPING_AND_METER = """() => {
+  const loops = (doc) => doc.getAnimations()
+    .filter((a) => a.playState === 'running' && a.effect && a.effect.getComputedTiming().iterations === Infinity)
+    .map((a) => (a.animationName || 'animation') + ' on ' + ((a.effect.target && a.effect.target.className) || '?'));
+  const looping = loops(document);
+  const frame = document.querySelector('.sd-lab__frame');
+  let labLooping = null;
+  try { labLooping = frame && frame.contentDocument ? loops(frame.contentDocument) : null; } catch (e) { /* not yet */ }
+  const meter = document.querySelector('.sd-lab__meter');
+  const fill = meter && meter.querySelector('.sd-lab__meter-fill');
+  const last = (window.__lab && window.__lab.events.length) ? window.__lab.events[window.__lab.events.length - 1] : {};
+  return {looping, labLooping,
+          filled: fill ? Math.round(100 * fill.getBoundingClientRect().width / meter.getBoundingClientRect().width) : null,
+          opacity: fill ? Number(getComputedStyle(fill).opacity) : null,
+          stage: last.stage || null, kernelReady: !!last.kernelReady};
+}"""
+
+# true once the lab's toolbar shows the kernel's spinner (starting or busy), or Python is ready
+KERNEL_SPINNER_OR_READY = """() => {
+  const frame = document.querySelector('.sd-lab__frame');
+  let doc = null;
+  try { doc = frame && frame.contentDocument; } catch (e) { /* not yet */ }
+  return !!(doc && doc.querySelector('.jp-KernelStatus-spinner'))
+    || !!(window.__lab && window.__lab.events.some((e) => e.kernelReady));
+}"""

@@ -79,11 +79,12 @@ def versions() -> dict:
 def serve_recorded(root: Path, **options):
     """site/serve.py's server for `root` on a free port, every HTML page with RECORDER (and the
     browser's current init scripts, lesson pages only) first in its <head>; PHONE_PAGE?src=URL is
-    URL in a 390 x 844 iframe. Yields the base URL; `.init` on the server takes the scripts."""
+    URL in a 390 x 844 iframe. Yields the base URL; `.init` on the server takes the scripts
+    (`.lab_init`: scripts for the lab's own pages, under /lab/)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "site"))
     import serve  # site/serve.py
 
-    state = {"init": []}
+    state = {"init": [], "lab_init": []}
 
     class Handler(serve.SiteHandler):
         def do_GET(self):
@@ -96,7 +97,7 @@ def serve_recorded(root: Path, **options):
             file = self._file()
             if not file or not file.endswith(".html"):
                 return super().do_GET()
-            scripts = [RECORDER] + ([] if url_path.startswith("/lab/") else state["init"])
+            scripts = [RECORDER] + (state["lab_init"] if url_path.startswith("/lab/") else state["init"])
             head = "".join(f"<script>{s}</script>" for s in scripts).encode()
             body = Path(file).read_bytes()
             at = body.find(b"<head>")
@@ -123,6 +124,7 @@ def serve_recorded(root: Path, **options):
     server.handle_error = lambda request, address: None if isinstance(sys.exc_info()[1], quiet) else \
         http.server.ThreadingHTTPServer.handle_error(server, request, address)
     server.init = state["init"]
+    server.lab_init = state["lab_init"]          # (scripts for the lab's own pages: benchmarks)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/", server
@@ -178,10 +180,14 @@ class WebKit:
         self.process = subprocess.Popen([DRIVER, f"--port={self.port}"], stdout=self._log,
                                         stderr=subprocess.STDOUT, env={**os.environ, "DISPLAY": display})
         self.base = f"http://127.0.0.1:{self.port}"
-        until(lambda: self._ready(), 30, step=0.1, what="WebKitWebDriver listening")
         caps = {"capabilities": {"alwaysMatch": {"webkitgtk:browserOptions": {
             "binary": MINIBROWSER, "args": ["--automation"]}}}}
-        value = self.request("POST", "/session", caps, timeout=60, what="MiniBrowser started")
+        try:
+            until(lambda: self._ready(), 30, step=0.1, what="WebKitWebDriver listening")
+            value = self.request("POST", "/session", caps, timeout=60, what="MiniBrowser started")
+        except BaseException:     # (no session: the driver would outlive us, orphaned)
+            self._stop_driver()
+            raise
         self.session = f"/session/{value['sessionId']}"
         self.version = value["capabilities"].get("browserVersion")
         self.pages: list[WebKitPage] = []
@@ -237,6 +243,9 @@ class WebKit:
     def close(self):
         with contextlib.suppress(Exception):
             self.request("DELETE", self.session, timeout=30, what="closing MiniBrowser")
+        self._stop_driver()
+
+    def _stop_driver(self):
         self.process.terminate()
         try:
             self.process.wait(timeout=15)
