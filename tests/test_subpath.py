@@ -74,8 +74,7 @@ class Visit:
         cancelled = lambda f, u: left_page and (  # noqa: E731
             f == "net::ERR_ABORTED" or (f == "net::ERR_FAILED" and u.startswith(self.host.base + "lab/")))
         return {"http errors": [(s, u) for s, u in self.responses if s >= 400],
-                "failed": [(f, u) for f, u in self.failed if not cancelled(f, u)
-                           and not (f == "net::ERR_ABORTED" and frame_shows(lab.page, u))],
+                "failed": [(f, u) for f, u in self.failed if not cancelled(f, u)],
                 "page errors": lab.errors, "outside": lab.outside,
                 "server errors": [(s, p) for s, p in self.host.served[self.server_from:] if s >= 400]}
 
@@ -212,20 +211,6 @@ def firefox_browser():
 FRAME_LOADED = """(url) => [...document.querySelectorAll('iframe')].some((f) => {
   try { return f.contentWindow.location.href === url && f.contentDocument.readyState === 'complete'; }
   catch (e) { return false; } })"""
-
-
-def frame_shows(page, url: str) -> bool:
-    """The lab frame's document whose first request Chromium aborted, then loaded: seen once in a
-    fresh clone's `make test` with one core of two spinning (lab/notebooks/index.html?path=
-    your_gpu.ipynb, net::ERR_ABORTED; the page then ran every cell), as Firefox does below. What a
-    learner sees is the lab, so that counts as loaded; why the first request is given up is not
-    known (lab-panel.js sets the frame's src once). Waits up to 30 s for the frame."""
-    if "/lab/notebooks/index.html" not in url:
-        return False
-    try:
-        return wait_until(lambda: page.evaluate(FRAME_LOADED, url), 30, what=f"the frame at {url} loaded")
-    except TimeoutError:
-        return False
 
 
 def frame_loaded_anyway(page, failure) -> bool:
