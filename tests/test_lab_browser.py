@@ -739,16 +739,28 @@ STEP_CHIPS = """() => [...document.querySelectorAll('.sd-lab__steps span')].map(
     (chip.classList.contains('is-done') ? 'done' : '') + (chip.classList.contains('is-current') ? 'now' : ''))"""
 
 
+def with_a_fake_lab(browser, base_url):
+    """(context, LabPage) of lesson 1 whose lab is a blank page of the site's origin, which the
+    test makes report (report())."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.route("**/lab/notebooks/index.html*",
+                  lambda route: route.fulfill(content_type="text/html", body="<!doctype html><title>lab</title>"))
+    return context, LabPage.open(context, base_url)
+
+
+def report(frame, state: dict) -> None:
+    """The fake lab reports `state` to the lesson page, as site/lab/specdec-lab.js does."""
+    frame.evaluate("(s) => parent.postMessage({specdecLab: s}, location.origin)",
+                   {"queued": 0, "notebookShown": False, "kernelReady": False, **state})
+
+
 def test_the_panels_steps_say_what_is_under_way(browser, base_url):
     """The three chips over the lab (介面, 下載並啟動 Python, 就緒) follow what the lab reports:
     before its first report the interface is under way and nothing done, however often the panel
     redraws (it redraws every second; the first step used to flip between done and not); the
     interface and Python load side by side, so both can be under way. The lab here is a blank page
     of the site's origin that the test makes report."""
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    context.route("**/lab/notebooks/index.html*",
-                  lambda route: route.fulfill(content_type="text/html", body="<!doctype html><title>lab</title>"))
-    lab = LabPage.open(context, base_url)
+    context, lab = with_a_fake_lab(browser, base_url)
     try:
         page = lab.page
         frame = lab.frame()
@@ -757,13 +769,12 @@ def test_the_panels_steps_say_what_is_under_way(browser, base_url):
             seen.add(tuple(page.evaluate(STEP_CHIPS)))
             page.wait_for_timeout(400)
         assert seen == {("now", "", "")}
-        report = "(s) => parent.postMessage({specdecLab: s}, location.origin)"
         steps = [({"stage": "start", "text": "下載並啟動 Python…"}, ("now", "now", "")),
                  ({"stage": "start", "text": "下載並啟動 Python…", "notebookShown": True}, ("done", "now", "")),
                  ({"stage": "ready", "text": "Python 已就緒", "notebookShown": True, "kernelReady": True},
                   ("done", "done", "done"))]
         for state, chips in steps:
-            frame.evaluate(report, {"queued": 0, "notebookShown": False, "kernelReady": False, **state})
+            report(frame, state)
             wait_until(lambda: tuple(page.evaluate(STEP_CHIPS)) == chips, 5, what=f"chips {chips}")
             assert page.locator(".sd-lab__status-text").text_content() == state["text"]
     finally:
@@ -777,17 +788,13 @@ def test_nothing_loops_beside_the_lesson_while_python_starts(browser, base_url):
     Python was ready; in WebKit without a GPU each of its frames was composited on the CPU:
     benchmarks/webkit_probe.py --ab.) The lab here is a blank page of the site's origin that the
     test makes report, as in the test above."""
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    context.route("**/lab/notebooks/index.html*",
-                  lambda route: route.fulfill(content_type="text/html", body="<!doctype html><title>lab</title>"))
-    lab = LabPage.open(context, base_url)
+    context, lab = with_a_fake_lab(browser, base_url)
     try:
         page = lab.page
         frame = lab.frame()
         wait_until(lambda: page.evaluate("() => !document.querySelector('.sd-lab__progress').hidden"), 10,
                    what="the panel's progress shown")
         pale, solid = (100, 0.4), (100, 1.0)
-        report = "(s) => parent.postMessage({specdecLab: s}, location.origin)"
         start = {"stage": "start", "text": "下載並啟動 Python…"}
         ready = {"stage": "ready", "text": "Python 已就緒", "notebookShown": True, "kernelReady": True}
         steps = [(None, pale), (start, pale), (ready, solid),
@@ -795,7 +802,7 @@ def test_nothing_loops_beside_the_lesson_while_python_starts(browser, base_url):
                    "kernelReady": True}, pale)]
         for state, meter in steps:
             if state:
-                frame.evaluate(report, {"queued": 0, "notebookShown": False, "kernelReady": False, **state})
+                report(frame, state)
             wait_until(lambda: (page.evaluate(LOOPING_AND_METER)["filled"],
                                 round(page.evaluate(LOOPING_AND_METER)["opacity"], 2)) == meter, 5,
                        what=f"the meter at {meter} (% filled, opacity)")

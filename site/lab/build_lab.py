@@ -142,7 +142,7 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
           f"（{compiled['from_cache']} 個取自快取）", file=sys.stderr)
     if compiled["archives"]:          # (without Node.js no bytecode: every source stays)
         archives = later_archives(lite, pyodide_dir, cfg, added[-1])
-        moved = later.split_start_archives(pyodide_dir, archives, keep_sources={
+        moved = later.split_archives(pyodide_dir, archives, keep_sources={
             name for name in archives if pyodide_dist.normalize(name.split("-")[0]) in
             {pyodide_dist.normalize(n) for n in cfg["later"]["keep_sources"]}})
         print(f"  啟動時與第一張圖時下載的檔案少了 {moved['moved'] / 1e6:.1f} MB（原始碼與沒用到的模組，"

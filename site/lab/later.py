@@ -29,6 +29,7 @@ import zipfile
 from pathlib import Path
 
 from lab import fetch
+from lab.bytecode import SITE_PACKAGES, STDLIB_PATH
 from lab.fetch import BuildError
 from lab.pyodide_dist import LOCK
 
@@ -37,8 +38,6 @@ INDEX = "later.json"
 # read by C compilers, Cython and type checkers only: nothing in a browser tab builds extensions
 BUILD_ONLY = (".pyi", ".h", ".pxd", ".pxi", ".pyx", ".c", ".a")
 CACHE_TAG = "cpython-312"               # Pyodide 0.27's interpreter
-STDLIB_ROOT = "/lib/python312.zip/"    # where Pyodide puts the standard library
-SITE_PACKAGES = "/lib/python3.12/site-packages/"
 
 
 def later_name(archive: str) -> str:
@@ -48,7 +47,7 @@ def later_name(archive: str) -> str:
 
 def root(archive: str, kind: str) -> str:
     """Where the archive's members live in Pyodide: the path its modules' code names."""
-    return {"stdlib": STDLIB_ROOT, "zipimport": f"{SITE_PACKAGES}{archive}/", "wheel": SITE_PACKAGES}[kind]
+    return {"stdlib": STDLIB_PATH, "zipimport": f"{SITE_PACKAGES}{archive}/", "wheel": SITE_PACKAGES}[kind]
 
 
 def cached_pyc(member: str, tag: str = CACHE_TAG) -> str:
@@ -130,7 +129,7 @@ def _write(path: Path, entries) -> None:
     staged.replace(path)
 
 
-def split_start_archives(pyodide_dir: Path, archives: dict[str, str], keep_sources: set[str] = frozenset()) -> dict:
+def split_archives(pyodide_dir: Path, archives: dict[str, str], keep_sources: set[str] = frozenset()) -> dict:
     """split() each of `archives` (file name -> kind) in `pyodide_dir`, the sources of those in
     `keep_sources` (file names) staying, the lock's sha256 following,
     and write later.json there: [{"file": later archive, "root": where its members live in Pyodide,
