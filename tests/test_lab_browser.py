@@ -338,14 +338,19 @@ def test_no_request_leaves_127_0_0_1(lesson):
     assert lab.errors == []
 
 
-def test_progress_says_what_python_is_doing_with_megabytes(lesson):
+def test_progress_says_what_python_is_doing_with_megabytes(lesson, site):
     lab, _, _ = lesson
     events = lab.events()
     stages = [e["stage"] for e in events]
     assert stages.index("ui") < stages.index("start") < stages.index("ready")
     starting = [e["text"] for e in events if e["stage"] == "start"]
     sizes = re.search(r"執行環境 ([\d.]+) MB、套件 ([\d.]+) MB", starting[-1])
-    assert sizes and float(sizes[1]) > 5 and float(sizes[2]) > 5, starting
+    # the megabytes of the boot manifest's files: Pyodide with its standard library, the wheels
+    boot = json.loads((site / "lab" / "specdec-boot.json").read_text())
+    wheels = sum(f["bytes"] for f in boot["files"] if f["name"].endswith((".whl", ".zip")) and f["name"] != "python_stdlib.zip")
+    core = sum(f["bytes"] for f in boot["files"]) - wheels
+    assert sizes and (sizes[1], sizes[2]) == (f"{core / 1e6:.1f}", f"{wheels / 1e6:.1f}"), starting
+    assert core > 5e6 and wheels > 1e6
     marks = events[-1]["marks"]
     assert marks["notebookShown"] < marks["kernelReady"]
     assert marks["worker"] < marks["notebookShown"] + 5000     # the kernel starts as the page opens

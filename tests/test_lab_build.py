@@ -488,7 +488,7 @@ def test_the_start_archives_hold_bytecode_and_the_rest_comes_later(lab):
     moved = 0
     for entry in index:
         with zipfile.ZipFile(pyodide / entry["file"]) as z:
-            sources = sorted(n for n in z.namelist() if n.endswith(".py"))
+            sources = sorted(n for n in z.namelist() if n.endswith((".py", later.EXTENSION)))
         assert sorted(entry["modules"] + entry["sources"]) == sources, entry["file"]
         assert not set(entry["modules"]) & set(entry["sources"])
         moved += (pyodide / entry["file"]).stat().st_size
@@ -497,6 +497,13 @@ def test_the_start_archives_hold_bytecode_and_the_rest_comes_later(lab):
     numpy_later = next(e for f, e in by_file.items() if f.startswith("numpy-"))
     assert numpy_later["root"] == "/lib/python3.12/site-packages/"
     assert "numpy/_core/fromnumeric.py" in numpy_later["sources"] and "numpy/f2py/__init__.py" in numpy_later["modules"]
+    # extension modules nothing imported are later too (Pyodide would compile every .so of numpy
+    # as it loads it); those `import numpy` and numpy.random need stay
+    with zipfile.ZipFile(pyodide / numpy_later["file"].replace(later.SUFFIX, ".whl")) as z:
+        start_extensions = {n.rpartition("/")[2].split(".")[0] for n in z.namelist() if n.endswith(later.EXTENSION)}
+    later_extensions = {n.rpartition("/")[2].split(".")[0] for n in numpy_later["modules"] if n.endswith(later.EXTENSION)}
+    assert {"_multiarray_umath", "_umath_linalg", "_generator", "mtrand", "bit_generator"} <= start_extensions
+    assert {"_pocketfft_umath", "_rational_tests"} <= later_extensions and not start_extensions & later_extensions
     # the wheels the first figure brings (runtime.toml [kernel.loaded_on_use]) hold bytecode too,
     # but for those that read their own lines as they run ([later] keep_sources): their unused
     # modules and stubs only are later
@@ -525,7 +532,7 @@ def test_in_pyodide_later_modules_and_source_lines_come_from_their_archives(lab,
     lines; inspect.getsource reads a module that runs from bytecode."""
     import shutil
     from lab import bytecode
-    wanted = ["email.mime.text", "pygments.lexers.rust", "numpy.f2py"]
+    wanted = ["email.mime.text", "pygments.lexers.rust", "numpy.f2py", "numpy.fft._pocketfft_umath"]
     index = json.loads((build_lab.pyodide_dir(lab) / later.INDEX).read_text())
     listed = {later_module for e in index for later_module in map(later_module_name, e["modules"])}
     assert set(wanted) <= listed
@@ -536,6 +543,11 @@ def test_in_pyodide_later_modules_and_source_lines_come_from_their_archives(lab,
     assert seen["fetched_at_start"] == []
     for name in wanted:
         assert seen["files"][name].startswith("/lib/later/"), seen["files"][name]
+    assert seen["fft"] == [10.0, -2.0, -2.0, -2.0]     # the later extension module linked and ran
+    # IPython started with the stand-ins: its terminal (prompt_toolkit) never imported, sqlite3 a
+    # stand-in until a cell's import loaded its package, real from then on
+    assert seen["terminal_imported"] == [] and seen["sqlite3_stand_in"] is True
+    assert seen["sqlite3"] == 42 and seen["sqlite3_connection"] is True
     assert 'File "/lib/python312.zip/json/decoder.py"' in seen["tracebacks"]["json"]
     assert "obj, end = self.scan_once(s, idx)" in seen["tracebacks"]["json"]
     assert "numpy/_core/function_base.py" in seen["tracebacks"]["numpy"]
@@ -545,7 +557,9 @@ def test_in_pyodide_later_modules_and_source_lines_come_from_their_archives(lab,
 
 
 def later_module_name(path: str) -> str:
-    return path.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    sys.path.insert(0, str(ROOT / "site" / "lab"))
+    from later_import import module_name   # site/lab/later_import.py
+    return module_name(path)
 
 
 @pytest.mark.build
@@ -586,10 +600,28 @@ def test_the_packages_the_course_does_not_load_are_neither_loaded_nor_shipped(la
     assert set(not_loaded) <= set(kernel["loadPyodideOptions"]["packages"])
     assert not set(not_loaded) & set(build_lab.preload_list(lab / "jupyter-lite.json"))
     loader = (pyodide / kernel["pyodideUrl"].rsplit("/", 1)[1]).read_text()
-    assert f"const NOT_LOADED = {json.dumps(not_loaded)};" in loader
+    assert f"const NOT_LOADED = {json.dumps(not_loaded + CFG['kernel']['loaded_on_import'])};" in loader
     assert "get_ipython().Completer.use_jedi = False" in loader
     boot = json.loads((lab / "specdec-boot.json").read_text())
     assert not dropped & {pyodide_dist.normalize(n) for n in boot["packages"]}
+
+
+@pytest.mark.build
+def test_sqlite3_is_shipped_but_loaded_by_a_cells_import_only(lab):
+    """runtime.toml [kernel] loaded_on_import: in the lock, its file served, but no entry depends on
+    it (ipython's official entry does), the loader keeps it out of the start, the kernel is told it
+    is there (it would install it itself), the boot manifest says a cell's `import sqlite3` brings it."""
+    assert CFG["kernel"]["loaded_on_import"] == ["sqlite3"]
+    pyodide = build_lab.pyodide_dir(lab)
+    packages = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]
+    assert (pyodide / packages["sqlite3"]["file_name"]).is_file()
+    assert not [name for name, e in packages.items() if "sqlite3" in e["depends"]]
+    kernel = build_lab.kernel_settings(lab)
+    assert "sqlite3" in kernel["loadPyodideOptions"]["packages"]
+    assert "sqlite3" not in build_lab.preload_list(lab / "jupyter-lite.json")
+    boot = json.loads((lab / "specdec-boot.json").read_text())
+    assert "sqlite3" not in boot["at_start"] and boot["imports"]["sqlite3"] == ["sqlite3"]
+    assert not [f["name"] for f in boot["files"] if f["name"].startswith("sqlite3")]
 
 
 @pytest.mark.build
@@ -677,7 +709,8 @@ def wheel_kind(file_name: str) -> str:
     return "zipimport" if pyodide_dist.normalize(file_name.split("-")[0]) in ZIP_IMPORTED else "wheel"
 
 
-NOT_LOADED = {pyodide_dist.normalize(n) for n in CFG["kernel"]["not_loaded"]}
+# out of every lock entry's depends: not shipped, or loaded by a cell's import only (sqlite3)
+KEPT_OUT = {pyodide_dist.normalize(n) for n in CFG["kernel"]["not_loaded"] + CFG["kernel"]["loaded_on_import"]}
 
 
 def served_whole(path: Path, kind: str, tmp: Path) -> bytes:
@@ -727,7 +760,8 @@ def test_every_pyodide_file_is_the_official_one_plus_bytecode(lab, tmp_path):
                 assert path.read_bytes() == original, path.name
             # the lock entry is the official one but for the sha256 and the packages the course
             # does not load (runtime.toml [kernel] not_loaded: matplotlib without fonttools, pytz)
-            kept = [d for d in by_file[path.name]["depends"] if pyodide_dist.normalize(d) not in NOT_LOADED]
+            # or loads on import only (ipython without sqlite3)
+            kept = [d for d in by_file[path.name]["depends"] if pyodide_dist.normalize(d) not in KEPT_OUT]
             assert {**entry, "sha256": None} == {**by_file[path.name], "sha256": None, "depends": kept}
             checked += 1
     assert checked >= 20 and compiled >= 15     # 24 of Pyodide's packages are shipped
@@ -802,9 +836,13 @@ def test_pure_python_wheels_are_served_to_be_imported_from_and_the_kernel_loader
     pure = set()
     for name, entry in entries.items():
         if entry["file_name"].endswith(".whl"):
-            with zipfile.ZipFile(pyodide / entry["file_name"]) as wheel:
-                if not any(".so" in n.rsplit("/", 1)[-1] for n in wheel.namelist()):
-                    pure.add(name)
+            sibling = pyodide / later.later_name(entry["file_name"])    # (an unused .so goes later)
+            files = []
+            for archive in [pyodide / entry["file_name"]] + ([sibling] if sibling.exists() else []):
+                with zipfile.ZipFile(archive) as z:
+                    files += z.namelist()
+            if not any(".so" in n.rsplit("/", 1)[-1] for n in files):
+                pure.add(name)
     assert ZIP_IMPORTED <= pure
     # its fonts/ opened by path, and the font's own wheel unpacked into that folder (pytz: not shipped)
     assert pure - ZIP_IMPORTED == {"specdec-lab", "specdec-lab-fonts"}

@@ -199,3 +199,48 @@ def test_a_later_archive_that_cannot_be_fetched_says_which(tmp_path, fresh_impor
     with pytest.raises(ImportError, match=r"lost\.later\.zip 取不到（HTTP 404）"):
         importlib.import_module("lost_module")
     assert linecache.getlines("/nowhere/kept.py") == []     # a traceback goes on without the line
+
+
+EXTENSIONS = {"pkg/_core.cpython-312-wasm32-emscripten.so": b"\0asm core",       # imported
+              "pkg/_fft.cpython-312-wasm32-emscripten.so": b"\0asm fft",         # not imported
+              "pkg/libhelper.so": b"\0asm helper"}          # a shared library, not a module
+
+
+@pytest.mark.parametrize("kind", ["zipimport", "wheel"])
+def test_an_extension_module_nothing_imported_comes_later_from_an_unpacked_wheel_only(tmp_path, kind):
+    """Pyodide compiles every .so of a package it loads: an unpacked wheel's extension module
+    that the import profile did not find imported goes later, listed as a module. Not a plain
+    shared library (one module may need it), not from a wheel read as a zip (none has a .so),
+    and none when no profile is given."""
+    served = archive(tmp_path, kind)
+    with zipfile.ZipFile(served, "a") as z:
+        for name, data in EXTENSIONS.items():
+            z.writestr(name, data)
+    original = members(served)
+    profiled = {later.root(served.name, kind) + "pkg/_core.cpython-312-wasm32-emscripten.so"}
+    listed = later.split(served, kind, TAG, imported=profiled)
+    start = members(served)
+    assert {"pkg/_core.cpython-312-wasm32-emscripten.so", "pkg/libhelper.so"} <= set(start)
+    fft = "pkg/_fft.cpython-312-wasm32-emscripten.so"
+    assert (fft in listed["modules"]) == (fft not in start) == (kind == "wheel")
+    assert not [n for n in listed["modules"] + listed["sources"] if n.endswith(".so") and n != fft]
+    rejoined = tmp_path / "rejoined.zip"
+    later.rejoin(served, served.with_name(later.later_name(served.name)), kind, rejoined, TAG)
+    assert members(rejoined) == original
+
+
+def test_without_a_profile_every_extension_module_stays(tmp_path):
+    served = archive(tmp_path, "wheel")
+    with zipfile.ZipFile(served, "a") as z:
+        for name, data in EXTENSIONS.items():
+            z.writestr(name, data)
+    later.split(served, "wheel", TAG)
+    assert set(EXTENSIONS) <= set(members(served))
+
+
+@pytest.mark.parametrize("path, module", [
+    ("email/mime/__init__.py", "email.mime"), ("json/decoder.py", "json.decoder"), ("alone.py", "alone"),
+    ("numpy/fft/_pocketfft_umath.cpython-312-wasm32-emscripten.so", "numpy.fft._pocketfft_umath"),
+    ("_sqlite3.cpython-312-wasm32-emscripten.so", "_sqlite3")])
+def test_a_listed_path_names_its_module(path, module):
+    assert later_import.module_name(path) == module

@@ -126,7 +126,7 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
     print(f"  Pyodide {cfg['pyodide']['version']}：{summary['source']}，"
           f"{len(summary['packages'])} 個套件（sha256 皆與官方 lock 相符）", file=sys.stderr)
     added = lock.register(pyodide_dir, kernel_wheels(cfg, build),   # the project's wheel last
-                          not_loaded=cfg["kernel"]["not_loaded"])
+                          not_loaded=kept_out_at_start(cfg))
     print(f"  登錄到 pyodide-lock.json：{', '.join(added)}", file=sys.stderr)
     check_preload(lite, pyodide_dir)
     zip_imported = cfg["kernel"]["zip_imported"]
@@ -144,7 +144,7 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
         archives = later_archives(lite, pyodide_dir, cfg, added[-1])
         moved = later.split_archives(pyodide_dir, archives, keep_sources={
             name for name in archives if pyodide_dist.normalize(name.split("-")[0]) in
-            {pyodide_dist.normalize(n) for n in cfg["later"]["keep_sources"]}})
+            {pyodide_dist.normalize(n) for n in cfg["later"]["keep_sources"]}}, imported=set(compiled["imported"]))
         print(f"  啟動時與第一張圖時下載的檔案少了 {moved['moved'] / 1e6:.1f} MB（原始碼與沒用到的模組，"
               f"用到時才從 {moved['archives']} 個 .later.zip 取；剩 {moved['kept'] / 1e6:.1f} MB）", file=sys.stderr)
     return lite
@@ -170,11 +170,17 @@ def later_archives(lite: Path, pyodide_dir: Path, cfg: dict, project: str) -> di
 
 def preload_list(lite_config: Path) -> list[str]:
     """What Pyodide loads as the kernel starts: jupyter-lite.json's loadPyodideOptions.packages
-    but for those the Pyodide loader keeps out (runtime.toml [kernel] not_loaded)."""
+    but for those the Pyodide loader keeps out (kept_out_at_start)."""
     kernel = kernel_settings(lite_config.parent)
-    not_loaded = {pyodide_dist.normalize(n) for n in load_config()["kernel"]["not_loaded"]}
+    not_loaded = {pyodide_dist.normalize(n) for n in kept_out_at_start(load_config())}
     return [p for p in kernel.get("loadPyodideOptions", {}).get("packages", [])
             if pyodide_dist.normalize(p) not in not_loaded]
+
+
+def kept_out_at_start(cfg: dict) -> list[str]:
+    """The packages jupyter-lite.json names that the kernel's loader keeps out of Python's start:
+    runtime.toml [kernel] not_loaded (not shipped) and loaded_on_import (loaded by a cell's import)."""
+    return cfg["kernel"]["not_loaded"] + cfg["kernel"].get("loaded_on_import", [])
 
 
 def check_preload(lite: Path, pyodide_dir: Path) -> None:
@@ -228,22 +234,25 @@ def pyodide_dir(lab: Path) -> Path:
 PYODIDE_LOADER = "pyodide-loader.js"
 LOAD_ON_USE = "load_on_use.py"     # run by the loader (and the import profile) inside Pyodide
 LATER_IMPORT = "later_import.py"   # run by the loader (and site/lab/run_in_pyodide.mjs) inside Pyodide
+STAND_INS = "stand_ins.py"         # the same
 
 
 def add_pyodide_loader(out: Path, cfg: dict) -> None:
     """The kernel loads Pyodide through site/lab/pyodide-loader.js, put beside pyodide.js with
     runtime.toml's [kernel] not_loaded, zip_imported and loaded_on_use (with the packages, and
-    site/lab/load_on_use.py's source), and later.json with site/lab/later_import.py's source, filled in; jupyter-lite.json's
+    site/lab/load_on_use.py's source), later.json with site/lab/later_import.py's source, and
+    site/lab/stand_ins.py's source, filled in; jupyter-lite.json's
     loadPyodideOptions.packages names the not_loaded ones too, so that the kernel does not install
     them itself (it would install jedi)."""
     not_loaded = cfg["kernel"]["not_loaded"]
     folder = pyodide_dir(out)
     script = (HERE / PYODIDE_LOADER).read_text(encoding="utf-8")
-    fill = {"not_loaded": cfg["kernel"]["not_loaded"], "zip_imported": cfg["kernel"]["zip_imported"],
+    fill = {"not_loaded": kept_out_at_start(cfg), "zip_imported": cfg["kernel"]["zip_imported"],
             "loaded_on_use": loaded_on_use(cfg, folder),
             "load_on_use_source": (HERE / LOAD_ON_USE).read_text(encoding="utf-8"),
             "later": json.loads((folder / later.INDEX).read_text()) if (folder / later.INDEX).exists() else [],
-            "later_source": (HERE / LATER_IMPORT).read_text(encoding="utf-8")}
+            "later_source": (HERE / LATER_IMPORT).read_text(encoding="utf-8"),
+            "stand_ins_source": (HERE / STAND_INS).read_text(encoding="utf-8")}
     for key, value in fill.items():
         placeholder = f'["{key.upper()}"]'
         if script.count(placeholder) != 1:

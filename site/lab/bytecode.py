@@ -37,6 +37,7 @@ HERE = Path(__file__).parent
 RUNNER = HERE / "run_in_pyodide.mjs"
 PROFILE = HERE / "import_profile.py"
 LOAD_ON_USE = HERE / "load_on_use.py"           # the profile runs it as the kernel's loader does
+STAND_INS = HERE / "stand_ins.py"               # run_in_pyodide.mjs installs them as the loader does
 COMPILE = HERE / "add_bytecode.py"
 STDLIB = "python_stdlib.zip"
 STDLIB_PATH = "/lib/python312.zip/"                 # where Pyodide puts the standard library
@@ -46,7 +47,7 @@ SITE_PACKAGES = "/lib/python3.12/site-packages/"
 def recipe_digest() -> str:
     """Changes whenever the way bytecode is made changes (then nothing cached is used)."""
     digest = hashlib.sha256()
-    for path in (RUNNER, PROFILE, COMPILE, LOAD_ON_USE):
+    for path in (RUNNER, PROFILE, COMPILE, LOAD_ON_USE, STAND_INS):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -60,12 +61,12 @@ def add_bytecode(pyodide_dir: Path, preload: list[str], notebook: Path, project:
     runs, `on_use` the packages loaded when a module is first used (build_lab.loaded_on_use);
     the `zip_imported` wheels (lock names) get their bytecode where zipimport reads it;
     `also_imported` modules are imported after the notebook (what only a browser imports).
-    Returns a summary for the build log."""
+    Returns a summary for the build log, and the files the profile found imported ("imported")."""
     on_use = on_use or {}
     node = shutil.which("node")
     if not node:
         print("  （找不到 Node.js：Python 套件不預先編譯，實驗場啟動會慢幾秒）", file=sys.stderr)
-        return {"archives": 0, "modules": 0, "from_cache": 0}
+        return {"archives": 0, "modules": 0, "from_cache": 0, "imported": []}
     lock_path = pyodide_dir / LOCK
     lock = json.loads(lock_path.read_text())
     wheels = {normalize(name): e for name, e in lock["packages"].items() if e["file_name"].endswith(".whl")}
@@ -75,10 +76,12 @@ def add_bytecode(pyodide_dir: Path, preload: list[str], notebook: Path, project:
     digests = {name: fetch.sha256_of(pyodide_dir / name)
                for name in [STDLIB] + [e["file_name"] for e in wheels.values()]}
     others = sorted(d for name, d in digests.items() if name != wheels[normalize(project)]["file_name"])
-    # the profile is kept until Pyodide's or the kernel's packages change, or another notebook is
-    # named: not for each edit of the notebook or the project (a lab build stays ~10 s), which
-    # rarely changes which of the other packages' modules are imported
-    key = hashlib.sha256("".join(others + [notebook.name, json.dumps(on_use), json.dumps(list(also_imported))])
+    # the profile is kept until Pyodide's or the kernel's packages (or which of them load at start)
+    # change, or another notebook is named: not for each edit of the notebook or the project (a
+    # lab build stays ~10 s), which rarely changes which of the other packages' modules are imported
+    key = hashlib.sha256("".join(others + [notebook.name, json.dumps(on_use), json.dumps(list(also_imported)),
+                                           json.dumps(preload),
+                                           json.dumps({k: e["depends"] for k, e in lock["packages"].items()}, sort_keys=True)])
                          .encode()).hexdigest()[:16]
     profile_file = cache / f"profile-{key}.json"
     if not profile_file.exists():
@@ -109,7 +112,7 @@ def add_bytecode(pyodide_dir: Path, preload: list[str], notebook: Path, project:
         entry["sha256"] = fetch.sha256_of(pyodide_dir / entry["file_name"])
     lock_path.write_text(json.dumps(lock, ensure_ascii=False, indent=1))
     return {"archives": len(outputs), "modules": sum(len(m) if m else 0 for m in modules.values()),
-            "compiled_now": compiled, "from_cache": len(outputs) - len(jobs)}
+            "compiled_now": compiled, "from_cache": len(outputs) - len(jobs), "imported": profile["files"]}
 
 
 def profiled_members(pyodide_dir: Path, files: list[str], wheels: dict) -> dict[str, list[str]]:

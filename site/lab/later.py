@@ -9,7 +9,11 @@ figure: matplotlib, pillow, ipywidgets ...) still carry, for nothing then:
     shows lines in a traceback;
   - every module nothing imported in the profile (2.7 MB: most of the standard library, pygments'
     300 lexers, numpy's f2py and testing), and files only a compiler or a type checker reads
-    (numpy's C headers, .pyi stubs, .pxd).
+    (numpy's C headers, .pyi stubs, .pxd);
+  - every extension module (.so) of an unpacked wheel nothing imported (numpy.fft's, numpy's test
+    modules, PIL's WebP and FreeType plugins, matplotlib's triangulation): Pyodide compiles and
+    links every .so of a package as it loads it, used or not; one that comes later is opened
+    by Python's import as any extension module is (dlopen, from the file system).
 This step moves those members of each such archive into `<archive>.later.zip` beside it and
 writes later.json, which lists them; the kernel's Pyodide loader fetches a later archive the
 first time Python wants one of its modules or a source line from it (site/lab/later_import.py).
@@ -38,6 +42,7 @@ INDEX = "later.json"
 # read by C compilers, Cython and type checkers only: nothing in a browser tab builds extensions
 BUILD_ONLY = (".pyi", ".h", ".pxd", ".pxi", ".pyx", ".c", ".a")
 CACHE_TAG = "cpython-312"               # Pyodide 0.27's interpreter
+EXTENSION = ".cpython-312-wasm32-emscripten.so"   # its extension modules' suffix (not a plain lib*.so)
 
 
 def later_name(archive: str) -> str:
@@ -64,13 +69,18 @@ def goes_later(member: str) -> bool:
     return member.endswith(".py") or member.endswith(BUILD_ONLY)
 
 
-def split(archive: Path, kind: str, tag: str = CACHE_TAG, keep_sources: bool = False) -> dict[str, list[str]]:
+def split(archive: Path, kind: str, tag: str = CACHE_TAG, keep_sources: bool = False,
+          imported: set[str] | None = None) -> dict[str, list[str]]:
     """Rewrite `archive` (kind "stdlib", "zipimport" or "wheel", as in site/lab/add_bytecode.py)
-    without its later members and write them to later_name(archive) beside it. Returns the .py
-    members moved, as later.json lists them: "modules" (no bytecode stays: Python imports them
-    from the later archive) and "sources" (of modules that run from the bytecode left). `tag`:
-    the interpreter's cache tag, in the names of an unpacked wheel's bytecode. `keep_sources`:
-    the sources of compiled modules stay (a package that reads its own lines as it runs)."""
+    without its later members and write them to later_name(archive) beside it. Returns the
+    modules moved, as later.json lists them: "modules" (no bytecode stays: Python imports them
+    from the later archive; .py, or the extension modules moved) and "sources" (of modules that
+    run from the bytecode left). `tag`: the interpreter's cache tag, in the names of an unpacked
+    wheel's bytecode. `keep_sources`: the sources of compiled modules stay (a package that reads
+    its own lines as it runs). `imported`: the files the import profile found imported (paths in
+    Pyodide); an unpacked wheel's extension modules not among them move too (None: none move)."""
+    unused_extension = (lambda name: imported is not None and kind == "wheel" and name.endswith(EXTENSION)
+                        and root(archive.name, kind) + name not in imported)
     with zipfile.ZipFile(archive) as z:
         infos = z.infolist()
         names = {info.filename for info in infos}
@@ -81,7 +91,8 @@ def split(archive: Path, kind: str, tag: str = CACHE_TAG, keep_sources: bool = F
         for info in infos:
             data = z.read(info)
             name = info.filename
-            if goes_later(name) and not (keep_sources and name.endswith(".py") and compiled(name)):
+            if (goes_later(name) and not (keep_sources and name.endswith(".py") and compiled(name))
+                    or unused_extension(name)):
                 moved.append((info, data))
                 continue
             if kind == "wheel" and not keep_sources and "/__pycache__/" in f"/{name}":
@@ -95,11 +106,13 @@ def split(archive: Path, kind: str, tag: str = CACHE_TAG, keep_sources: bool = F
     _write(archive, kept)
     _write(archive.with_name(later_name(archive.name)), moved)
     sources = [info.filename for info, _ in moved if info.filename.endswith(".py")]
+    extensions = [info.filename for info, _ in moved if info.filename.endswith(EXTENSION)]
     bytecode = {info.filename for info, _ in kept if info.filename.endswith(".pyc")}
     stranded = [n for n in bytecode if "__pycache__/" in n and not keep_sources]
     if stranded:        # bytecode of another interpreter, which would run nothing without its source
         raise BuildError(f"later：{archive.name} 的 {stranded[0]} 不是 {tag} 的 bytecode")
-    return {"modules": [p for p in sources if not compiled(p)], "sources": [p for p in sources if compiled(p)]}
+    return {"modules": [p for p in sources if not compiled(p)] + extensions,
+            "sources": [p for p in sources if compiled(p)]}
 
 
 def rejoin(start: Path, later: Path, kind: str, out: Path, tag: str = CACHE_TAG) -> None:
@@ -129,9 +142,11 @@ def _write(path: Path, entries) -> None:
     staged.replace(path)
 
 
-def split_archives(pyodide_dir: Path, archives: dict[str, str], keep_sources: set[str] = frozenset()) -> dict:
+def split_archives(pyodide_dir: Path, archives: dict[str, str], keep_sources: set[str] = frozenset(),
+                   imported: set[str] | None = None) -> dict:
     """split() each of `archives` (file name -> kind) in `pyodide_dir`, the sources of those in
-    `keep_sources` (file names) staying, the lock's sha256 following,
+    `keep_sources` (file names) staying, the extension modules not in `imported` (the import
+    profile's files) moving, the lock's sha256 following,
     and write later.json there: [{"file": later archive, "root": where its members live in Pyodide,
     "modules": [...], "sources": [...]} (its .py members, as split() returns them), ...].
     Returns bytes moved and kept, for the build log."""
@@ -143,7 +158,7 @@ def split_archives(pyodide_dir: Path, archives: dict[str, str], keep_sources: se
         if not path.is_file():
             raise BuildError(f"later：{name} 不在 {pyodide_dir}")
         before = path.stat().st_size
-        paths = split(path, kind, keep_sources=name in keep_sources)
+        paths = split(path, kind, keep_sources=name in keep_sources, imported=imported)
         kept += path.stat().st_size
         if paths["modules"] or paths["sources"]:
             moved += before - path.stat().st_size

@@ -5,7 +5,8 @@ modules nothing imported when the build profiled the kernel and the notebooks (s
 moved them to a `.later.zip` beside each archive and listed them in later.json). This puts them
 back the moment they are wanted:
   - an import of a listed module, which no start archive holds (`import this`, a pygments
-    lexer for a language the lessons never show) fetches that archive's later part once,
+    lexer for a language the lessons never show, numpy.fft and its extension module, which
+    Python opens from the file system as it opens any) fetches that archive's later part once,
     unpacks it into /lib/later/, and imports the module from there; a package of the start
     archive gets that folder on its __path__, so its other later modules import as usual;
   - a source line a traceback, a warning or `inspect.getsource` asks for (through linecache)
@@ -29,9 +30,11 @@ FOLDER = "/lib/later"
 
 
 def module_name(path: str) -> str:
-    """'email/mime/__init__.py' -> 'email.mime', 'json/decoder.py' -> 'json.decoder'"""
-    stem = path.removesuffix(".py").removesuffix("/__init__")
-    return stem.replace("/", ".")
+    """'email/mime/__init__.py' -> 'email.mime', 'json/decoder.py' -> 'json.decoder',
+    'numpy/fft/_pocketfft_umath.cpython-312-wasm32-emscripten.so' -> 'numpy.fft._pocketfft_umath'"""
+    folder, _, file = path.rpartition("/")
+    names = (folder.split("/") if folder else []) + [file.split(".")[0]]
+    return ".".join(names[:-1] if names[-1] == "__init__" else names)
 
 
 class Later(importlib.abc.MetaPathFinder):
@@ -46,7 +49,8 @@ class Later(importlib.abc.MetaPathFinder):
             for path in archive["modules"]:
                 self.by_module.setdefault(module_name(path), archive)
             for path in archive["modules"] + archive["sources"]:
-                self.by_source[archive["root"] + path] = (archive, path)
+                if path.endswith(".py"):
+                    self.by_source[archive["root"] + path] = (archive, path)
 
     def find_spec(self, fullname, path=None, target=None):
         archive = self.by_module.get(fullname)

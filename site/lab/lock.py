@@ -47,8 +47,9 @@ def wheel_entry(wheel: Path, extras: tuple[str, ...] = (), data_only: bool = Fal
 
 def register(pyodide_dir: Path, wheels: list[tuple[Path, dict]], not_loaded: list[str] = ()) -> list[str]:
     """Copy each (wheel, wheel_entry keyword arguments) into `pyodide_dir` and add it to the lock there,
-    then take the `not_loaded` packages (runtime.toml [kernel]) out of every entry's depends, so
-    Pyodide never loads them. Every dependency must itself be in the lock: a dangling one would
+    then take the `not_loaded` packages (runtime.toml [kernel] not_loaded and loaded_on_import)
+    out of every entry's depends, so Pyodide never loads them with another (a cell's import of
+    one still loads it, if shipped). Every dependency must itself be in the lock: a dangling one would
     break the import in the browser."""
     lock_path = pyodide_dir / LOCK
     lock = json.loads(lock_path.read_text())

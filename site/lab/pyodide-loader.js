@@ -24,6 +24,10 @@
 // later.json filled in below) fetches one the first time Python wants a module or a source line
 // from it: an import nothing else finds, a traceback through the standard library or numpy.
 //
+// IPython imports sqlite3 (runtime.toml [kernel] loaded_on_import: not loaded at start) and its
+// terminal's embed (prompt_toolkit) as the kernel starts, and uses neither: site/lab/stand_ins.py
+// (its source filled in below) answers those imports until a cell wants the real module.
+//
 // The modules of runtime.toml [kernel.loaded_on_use] (filled in below with the packages each one
 // needs: specdec_lab.plotting, matplotlib and ipywidgets) get their packages before the first cell
 // that uses them, not with their package's import: pyodide_kernel runs the cell's code through
@@ -38,6 +42,7 @@
   const LOAD_ON_USE_SOURCE = ["LOAD_ON_USE_SOURCE"];
   const LATER = ["LATER"];
   const LATER_SOURCE = ["LATER_SOURCE"];
+  const STAND_INS_SOURCE = ["STAND_INS_SOURCE"];
   // later.json's archives come from this folder, read from Python with a synchronous request
   // (a worker may make one; no WebAssembly stack switching, which Safari lacks, is involved)
   const READ_LATER = `
@@ -167,6 +172,7 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     const pyodide = await self.loadPyodide({ ...options, packages: [] });
     if (self.FinalizationRegistry.knowModule) self.FinalizationRegistry.knowModule(pyodide._module);
     runIn(pyodide, IMPORT_FROM_WHEEL, { names: ZIP_IMPORTED });
+    runIn(pyodide, STAND_INS_SOURCE + '\ninstall()\n', {});
     if (LATER.length) runIn(pyodide, LATER_SOURCE + READ_LATER, { archives: LATER, base: options.indexURL });
     if (packages.length) {
       await pyodide.loadPackage(packages, { messageCallback() {} });   // as loadPyodide does

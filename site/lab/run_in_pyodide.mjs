@@ -22,6 +22,12 @@ if (existsSync(later)) {
                     + "\ninstall(archives, lambda name: open(base + name, 'rb').read())\n", { globals });
   globals.destroy();
 }
+// and IPython's imports of sqlite3 and its terminal get their stand-ins (site/lab/stand_ins.py)
+{
+  const globals = pyodide.toPy({});
+  pyodide.runPython(readFileSync(new URL("stand_ins.py", import.meta.url), "utf8") + "\ninstall()\n", { globals });
+  globals.destroy();
+}
 pyodide.runPython("import sys");
 pyodide.globals.get("sys").argv = pyodide.toPy([script, ...args].map((p) => "/host" + path.resolve(p)));
 await pyodide.runPythonAsync(readFileSync(script, "utf8"), { filename: "/host" + path.resolve(script) });

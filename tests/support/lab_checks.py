@@ -143,15 +143,25 @@ def press_keys_through_the_start(lab, focus, press, after_ready: float = 2.0, ti
 
 # What comes later (site/lab/later.py): run in the live kernel (test_lab_browser.kernel_prints), it
 # imports a module only a .later.zip holds and prints a traceback through the standard library,
-# whose lines come from the same archive, read with a synchronous request from the kernel's worker.
+# whose lines come from the same archive, read with a synchronous request from the kernel's worker;
+# then numpy.fft, whose extension module (WebAssembly) comes later too and is linked as Python
+# imports it (dlopen of a file Pyodide did not load with numpy). And the stand-ins of the kernel's
+# start (site/lab/stand_ins.py): prompt_toolkit never imported; sqlite3, not loaded at start,
+# loaded by the cell's import and working.
 LATER_PROBE = r"""
-import json, traceback
+import json, sys, traceback
 try:
     json.loads("{bad")
 except ValueError:
     lines = traceback.format_exc()
 import email.mime.text
-print(json.dumps({"traceback": lines, "file": email.mime.text.__file__}))
+import numpy.fft
+import sqlite3
+print(json.dumps({"traceback": lines, "file": email.mime.text.__file__,
+                  "fft": numpy.fft.fft([1.0, 2.0, 3.0, 4.0]).tolist(),
+                  "fft_file": numpy.fft._pocketfft_umath.__file__,
+                  "sqlite3": sqlite3.connect(":memory:").execute("select 6 * 7").fetchone()[0],
+                  "terminal": sorted(m for m in sys.modules if m.startswith("prompt_toolkit"))}, default=str))
 """
 
 
@@ -167,6 +177,14 @@ def later_fetched(printed: str) -> list[str]:
         wrong.append(f"email.mime.text from {seen['file']}")
     if "obj, end = self.scan_once(s, idx)" not in seen["traceback"]:
         wrong.append(f"no source line of json/decoder.py in {seen['traceback'][-400:]!r}")
+    if not seen["fft_file"].startswith("/lib/later/numpy-"):
+        wrong.append(f"numpy.fft's extension module from {seen['fft_file']}")
+    if seen["fft"] != ["(10+0j)", "(-2+2j)", "(-2+0j)", "(-2-2j)"]:     # FFT of 1, 2, 3, 4
+        wrong.append(f"numpy.fft.fft([1, 2, 3, 4]) = {seen['fft']}")
+    if seen["sqlite3"] != 42:
+        wrong.append(f"sqlite3 answered {seen['sqlite3']!r} to select 6 * 7")
+    if seen["terminal"]:
+        wrong.append(f"the kernel imported IPython's terminal: {seen['terminal'][:3]}")
     return wrong
 
 

@@ -2,7 +2,7 @@
 # installs site/lab/later_import.py as the kernel's loader does in the browser):
 #     sys.argv = [this, modules.json, output.json]
 # With the kernel's start packages loaded, imports each of modules.json's modules (which only a
-# .later.zip holds), raises through the standard library and numpy, and writes where each module
+# .later.zip holds; an extension module among them), raises through the standard library and numpy, and writes where each module
 # came from, each traceback, a function's source and which later archives were fetched, and when.
 import json
 import sys
@@ -29,6 +29,15 @@ for name, fail in [("json", lambda: json.loads("{bad")), ("numpy", lambda: numpy
     except Exception:
         seen["tracebacks"][name] = traceback.format_exc()
 seen["source"] = inspect.getsource(json.dumps)
+seen["fft"] = numpy.fft.fft([1.0, 2.0, 3.0, 4.0]).real.tolist()
+# IPython's start met the stand-ins (site/lab/stand_ins.py): no terminal, no sqlite3 package; a
+# cell's `import sqlite3` loads the package (as Pyodide loads a cell's imports), then it is real
+seen["terminal_imported"] = sorted(m for m in sys.modules if m.startswith(("prompt_toolkit", "IPython.terminal.embed")) and not getattr(sys.modules[m], "__stand_in__", False))
+seen["sqlite3_stand_in"] = getattr(sys.modules.get("sqlite3"), "__stand_in__", False)
+await pyodide_js.loadPackagesFromImports("import sqlite3")  # noqa: F704
+import sqlite3  # noqa: E402
+seen["sqlite3"] = sqlite3.connect(":memory:").execute("select 6 * 7").fetchone()[0]
+seen["sqlite3_connection"] = isinstance(sqlite3.connect(":memory:"), sqlite3.Connection)
 seen["fetched"] = sorted(finder.unpacked)
 with open(sys.argv[2], "w") as f:
     json.dump(seen, f)
