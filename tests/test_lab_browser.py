@@ -631,6 +631,21 @@ def test_reload_restores_the_original_notebook(browser, base_url):
         lab.context.close()
 
 
+def test_the_first_figures_files_are_fetched_while_python_starts(browser, base_url, site):
+    """Once the start's files are in, the kernel's loader fetches the project's wheel and the first
+    figure's (matplotlib & co.) into the HTTP cache, before any cell asks for them: a lab left
+    alone (no cell run) asks for every one by the time Python is ready, or soon after."""
+    from test_lab_build import after_start_files
+    wanted = after_start_files(site / "lab")
+    lab = LabPage.open(browser, base_url)
+    try:
+        lab.wait_for("stage", "ready")
+        missing = lambda: [f for f in wanted if not any(u.endswith("/" + f) for u in lab.requested)]  # noqa: E731
+        wait_until(lambda: not missing(), 60, what="requests for the files after the start")
+    finally:
+        lab.context.close()
+
+
 def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
     """A learner answering the quiz with the keyboard while the lab starts keeps the focus
     (JupyterLab focuses its notebook as it appears); one who clicks into the lab gets it there."""

@@ -606,6 +606,26 @@ def test_the_packages_the_course_does_not_load_are_neither_loaded_nor_shipped(la
     assert not dropped & {pyodide_dist.normalize(n) for n in boot["packages"]}
 
 
+def after_start_files(lab: Path) -> list[str]:
+    """The files the kernel's loader fetches once the start's are in (its AFTER_START)."""
+    loader = (build_lab.pyodide_dir(lab) / build_lab.PYODIDE_LOADER).read_text()
+    return json.loads(re.search(r"const AFTER_START = (\[.*?\]);", loader)[1])
+
+
+@pytest.mark.build
+def test_the_loader_fetches_the_projects_and_the_first_figures_files_after_the_start(lab):
+    """pyodide-loader.js's AFTER_START: the project's wheel first (the first cell imports it),
+    then every package of [kernel.loaded_on_use] (matplotlib, the fonts, pillow ...), none of the
+    start's own, each served."""
+    listed = after_start_files(lab)
+    pyodide = build_lab.pyodide_dir(lab)
+    boot = json.loads((lab / "specdec-boot.json").read_text())
+    assert listed[0].startswith("specdec_lab-") and len(listed) == len(set(listed)) > 8
+    assert {"matplotlib", "specdec_lab_fonts", "pillow", "ipywidgets"} <= {n.split("-")[0] for n in listed}
+    assert not set(listed) & {f["name"] for f in boot["files"]}
+    assert all((pyodide / name).is_file() for name in listed)
+
+
 @pytest.mark.build
 def test_sqlite3_is_shipped_but_loaded_by_a_cells_import_only(lab):
     """runtime.toml [kernel] loaded_on_import: in the lock, its file served, but no entry depends on

@@ -252,7 +252,8 @@ def add_pyodide_loader(out: Path, cfg: dict) -> None:
             "load_on_use_source": (HERE / LOAD_ON_USE).read_text(encoding="utf-8"),
             "later": json.loads((folder / later.INDEX).read_text()) if (folder / later.INDEX).exists() else [],
             "later_source": (HERE / LATER_IMPORT).read_text(encoding="utf-8"),
-            "stand_ins_source": (HERE / STAND_INS).read_text(encoding="utf-8")}
+            "stand_ins_source": (HERE / STAND_INS).read_text(encoding="utf-8"),
+            "after_start": after_start(out, cfg)}
     for key, value in fill.items():
         placeholder = f'["{key.upper()}"]'
         if script.count(placeholder) != 1:
@@ -263,6 +264,21 @@ def add_pyodide_loader(out: Path, cfg: dict) -> None:
         settings["pyodideUrl"] = settings["pyodideUrl"].rsplit("/", 1)[0] + "/" + PYODIDE_LOADER
         packages = settings.setdefault("loadPyodideOptions", {}).setdefault("packages", [])
         packages += [name for name in not_loaded if name not in packages]
+
+
+def after_start(out: Path, cfg: dict) -> list[str]:
+    """The files the kernel's loader fetches once the start's are in (pyodide-loader.js): the
+    project's wheel, which the first cell's import loads, then those of the packages of
+    [kernel.loaded_on_use] (the first figure's) and of their dependencies, largest first; none
+    that loads at start."""
+    folder = pyodide_dir(out)
+    lock_data = json.loads((folder / pyodide_dist.LOCK).read_text())
+    entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
+    at_start = set(pyodide_dist.closure(lock_data, preload_list(out / "jupyter-lite.json")))
+    figure = set(pyodide_dist.closure(lock_data, [p for packages in loaded_on_use(cfg, folder).values()
+                                                   for p in packages]))     # with their dependencies
+    files = [entries[n]["file_name"] for n in figure - at_start - {project_name()}]
+    return [entries[project_name()]["file_name"]] + sorted(files, key=lambda f: -(folder / f).stat().st_size)
 
 
 def content_address_pyodide(out: Path) -> None:

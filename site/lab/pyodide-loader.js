@@ -43,6 +43,7 @@
   const LATER = ["LATER"];
   const LATER_SOURCE = ["LATER_SOURCE"];
   const STAND_INS_SOURCE = ["STAND_INS_SOURCE"];
+  const AFTER_START = ["AFTER_START"];
   // later.json's archives come from this folder, read from Python with a synchronous request
   // (a worker may make one; no WebAssembly stack switching, which Safari lacks, is involved)
   const READ_LATER = `
@@ -147,6 +148,19 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     WaitingRegistry.knowModule = (m) => { module = m; };
     self.FinalizationRegistry = WaitingRegistry;
   }
+  // Once the start's own files are in, the files the first cells fetch next (AFTER_START, filled in
+  // below: the project's wheel, then the first figure's, runtime.toml [kernel.loaded_on_use]) are
+  // fetched into the HTTP cache while Python finishes starting, so that on a slow link the figure's
+  // 10 MB no longer wait for the cell that draws it; Pyodide then finds them there (the folder is
+  // cached for good: its name carries its content's hash). Every lab notebook of the course draws.
+  // Not when the browser is asked to save data.
+  function fetchAfterStart(base) {
+    const connection = self.navigator && self.navigator.connection;
+    if (connection && connection.saveData) return;
+    const get = (name) => fetch(base + name).then((r) => r.arrayBuffer()).catch(() => {});
+    const [first, ...rest] = AFTER_START;
+    if (first) get(first).then(() => Promise.all(rest.map(get)));
+  }
   function runIn(pyodide, code, names) {
     const globals = pyodide.toPy(names);
     try { return pyodide.runPython(code, { globals }); } finally { globals.destroy(); }
@@ -177,6 +191,7 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     if (packages.length) {
       await pyodide.loadPackage(packages, { messageCallback() {} });   // as loadPyodide does
     }
+    fetchAfterStart(options.indexURL);
     if (Object.keys(LOADED_ON_USE).length) loadOnUse(pyodide);
     if (NOT_LOADED.includes('jedi')) {
       const startup = runIn(pyodide, 'import os; os.path.expanduser("~/.ipython/profile_default/startup")', {});
