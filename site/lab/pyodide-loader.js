@@ -153,13 +153,13 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
   // fetched into the HTTP cache while Python finishes starting, so that on a slow link the figure's
   // 10 MB no longer wait for the cell that draws it; Pyodide then finds them there (the folder is
   // cached for good: its name carries its content's hash). Every lab notebook of the course draws.
-  // Not when the browser is asked to save data.
+  // One at a time, so that the requests Python and the page still make (piplite's index, a cell's
+  // package) find a free connection. Not when the browser is asked to save data.
   function fetchAfterStart(base) {
     const connection = self.navigator && self.navigator.connection;
     if (connection && connection.saveData) return;
-    const get = (name) => fetch(base + name).then((r) => r.arrayBuffer()).catch(() => {});
-    const [first, ...rest] = AFTER_START;
-    if (first) get(first).then(() => Promise.all(rest.map(get)));
+    AFTER_START.reduce((previous, name) => previous.then(
+      () => fetch(base + name).then((r) => r.arrayBuffer()).catch(() => {})), Promise.resolve());
   }
   function runIn(pyodide, code, names) {
     const globals = pyodide.toPy(names);
