@@ -57,13 +57,18 @@ class Visit:
     def __init__(self, browser, host, width=1440, height=900):
         self.host, self.server_from = host, len(host.served)
         self.context = browser.new_context(viewport={"width": width, "height": height})
-        self.responses, self.failed = [], []
+        self.responses, self.failed, self.documents = [], [], []
         self.context.on("response", lambda r: self.responses.append((r.status, r.url)))
         self.context.on("requestfailed", lambda r: self.failed.append((r.failure, r.url)))
+        self.context.on("request", lambda r: r.resource_type == "document" and self.documents.append(r.url))
 
-    def lab(self, url) -> LabPage:
-        self.page_lab = LabPage.open(self.context, url)
+    def lab(self, url, wait_until: str = "load") -> LabPage:
+        self.page_lab = LabPage.open(self.context, url, wait_until=wait_until)
         return self.page_lab
+
+    def lab_frame_loads(self) -> list[str]:
+        """Every request for the lab's page (the frame beside the lesson): one per visit."""
+        return [u for u in self.documents if u.startswith(self.host.base + "lab/notebooks/")]
 
     def problems(self, left_page: bool = False) -> dict:
         """left_page: the learner moved to another page, which cancels what the lab was still
@@ -159,6 +164,33 @@ def test_each_lab_page_goes_live_and_runs_every_cell(browser, host, name):
         assert sorted(c["count"] for c in cells) == list(range(1, len(cells) + 1))
         note_first_output(f"Chromium, plain server, subpath, {name}", lab.first_output())
         lab.page.screenshot(path=str(SHOTS / f"subpath-lab-{name}-ran.png"))
+        assert visit.problems() == NO_PROBLEMS
+        assert len(visit.lab_frame_loads()) == 1, visit.lab_frame_loads()
+    finally:
+        visit.close()
+
+
+def test_the_lab_frame_loads_once_when_the_themes_bundle_starts_after_it(browser, host):
+    """Material's bundle, as it starts, makes every relative src and href in the page absolute by
+    assigning it to itself, and that loads an iframe again. The lab's frame goes in after the
+    lesson's first paint, which can come while the bundle is still on its way (a busy machine):
+    then its first load was aborted (net::ERR_ABORTED, the server's BrokenPipe) and the lab loaded
+    twice. Here the bundle is held back until the frame is in."""
+    visit = Visit(browser, host)
+    held, released = [], []
+    visit.context.route("**/assets/javascripts/bundle.*.min.js",
+                        lambda route: route.continue_() if released else held.append(route))
+    try:
+        lab = visit.lab(host.base + LAB_PAGES["your-gpu"], wait_until="commit")
+        # (the page's answer first: Playwright hands over the held request only during a call)
+        wait_until(lambda: lab.page.evaluate("() => !!document.querySelector('.sd-lab__frame')") and held,
+                   30, what="the lab's frame in, the theme's bundle held back")
+        released.append(True)
+        for route in held:
+            route.continue_()
+        wait_until(lambda: lab.page.evaluate("() => !!window.document$"), 30, what="the theme's bundle started")
+        lab.wait_for("notebookShown", timeout=120)
+        assert visit.lab_frame_loads() == [host.base + "lab/notebooks/index.html?path=your_gpu.ipynb"]
         assert visit.problems() == NO_PROBLEMS
     finally:
         visit.close()
