@@ -66,7 +66,11 @@
     const status = q(".sd-lab__status-text");
     const elapsed = q(".sd-lab__elapsed");
     const notebookName = panel.dataset.notebook;
-    const labUrl = panel.dataset.lab + "notebooks/index.html?path=" + encodeURIComponent(notebookName);
+    // absolute: Material's bundle, as it starts, assigns every relative src in the page to itself
+    // (to make it absolute), which loads an iframe again; the frame can be in by then (the bundle
+    // comes after this script, and late on a busy machine), and its first load was aborted
+    const labUrl = new URL(panel.dataset.lab + "notebooks/index.html?path=" + encodeURIComponent(notebookName),
+                           document.baseURI).href;
     let frame = null;
     let hideTimer = null;
 
