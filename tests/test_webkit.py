@@ -215,8 +215,8 @@ def lab_run(request, browser, base_url):
     try:
         lab.wait_for("notebookShown")
         starting = [lab.page.evaluate(LOOPING_AND_METER)]     # (Python still starting, as a rule)
-        wait_until(lambda: lab.page.evaluate(KERNEL_SPINNER_OR_READY), 120, step=0.2,
-                   what="the kernel's spinner")
+        lab.until(lambda: lab.page.evaluate(KERNEL_SPINNER_OR_READY), 120, step=0.2,
+                  what="the kernel's spinner")
         starting.append(lab.page.evaluate(LOOPING_AND_METER))
         shown_path = lab.in_app("return nb.context.path;")
         stored = lab.page.evaluate(STREAM_TEXTS, timeout=120)
