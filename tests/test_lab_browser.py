@@ -831,9 +831,9 @@ def test_a_light_lesson_loads_the_labs_theme_once_even_when_it_comes_slowly(brow
     """The lab asks for the lesson's colours only once its first theme is on: asked for earlier,
     it loaded the same theme a second time, and when the theme's style sheet came slowly the two
     loads took JupyterLab's cover away twice: "Failed to execute 'removeChild' on 'Node'" (seen in
-    CI). The style sheet is held back 1 s here (Playwright sees the request: the lab registers no
-    service worker)."""
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    CI). The style sheet is held back 1 s here; Playwright sees the request only with the service
+    worker off, which leaves JupyterLite's file drive unanswered (its own 'undefined' error)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900}, service_workers="block")
     context.add_init_script(COUNT_THEME_SHEETS)
     held = []
     def hold(route):
@@ -928,11 +928,6 @@ CONSOLE_ALLOWED = {
     # the original (the course's promise); JupyterLite says so on every load
     "Memory storage fallback enabled: contents and settings may not be saved":
         "the lab's chosen storage",
-    # jupyter-lite.json leaves JupyterLite's service worker out (tests/test_webkit.py says why), so
-    # the kernel has no drive of the lab's files, and JupyterLite says so (in its words) on every load
-    "Pyodide contents will NOT be synced with Jupyter Contents. For full functionality, try using a "
-    "regular browser tab instead of private/incognito mode, especially in Firefox where this is a "
-    "known limitation.": "no service worker",
     # Jupyter Notebook 7.4's own menus.json lists these two File-menu entries a second time
     # (jupyter/notebook#7358, open upstream)
     "Menu entry for command 'filemenu:close-and-cleanup' is duplicated.": "upstream menus.json",

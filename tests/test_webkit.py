@@ -259,25 +259,6 @@ def test_nothing_loops_beside_the_lesson_while_python_starts(lab_run):
         assert (starting["filled"], starting["opacity"] < 1) == (100, True), starting      # pale across
 
 
-# the lab frame's service workers: whether one controls it, and the scopes registered
-SERVICE_WORKERS = """async () => {
-  const sw = document.querySelector('.sd-lab__frame').contentWindow.navigator.serviceWorker;
-  return {controlled: !!sw.controller, scopes: (await sw.getRegistrations()).map((r) => r.scope)};
-}"""
-
-
-def test_the_lab_registers_no_service_worker(lab_run):
-    """JupyterLite's service worker (it gives the kernel a drive of the lab's files, and input())
-    registers on the first lab page a browser opens. On the next, JupyterLite finds it in control
-    with no version noted in localStorage (noted only when it finds one in control), unregisters it
-    and registers it again while the lab loads. In WebKit such a page sometimes never came up: the
-    notebook never shown, or the kernel never started (2 of 18 such visits here, 0 of 14 visits
-    where the worker stayed, 0 of 10 without one; what WebKit was left waiting on was not
-    caught). The course reads no file from Python and asks for no input(): the lab leaves the
-    service worker out (jupyter-lite.json), and no lab page is controlled by one."""
-    assert lab_run["lab"].page.evaluate(SERVICE_WORKERS) == {"controlled": False, "scopes": []}
-
-
 NO_GIL = "NoGilError: Attempted to use PyProxy when Python GIL not held"
 
 
