@@ -399,6 +399,8 @@ def test_lab_has_the_expected_files(lab):
         assert (lab / "files" / nb.name).is_file(), nb.name
     page = (lab / "notebooks" / "index.html").read_text()
     assert page.index('src="../specdec-lab.js"') < page.index("config-utils.js")
+    version = json.loads((lab / "jupyter-lite.json").read_text())["jupyter-config-data"]["appVersion"]
+    assert f'src="../specdec-lab.js" data-app-version="{version}"' in page    # (specdec-lab.js, 15.)
 
 
 def stream_texts(notebook: dict) -> list:

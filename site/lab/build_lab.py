@@ -331,12 +331,15 @@ PAGE_SCRIPT = "specdec-lab.js"
 
 
 def add_page_script(out: Path) -> None:
-    """Put specdec-lab.js into the notebook page, before JupyterLite's own code runs."""
+    """Put specdec-lab.js into the notebook page, before JupyterLite's own code runs, with the
+    built JupyterLite's version (appVersion) on its tag: the script notes it for JupyterLite's
+    service worker (specdec-lab.js, 15.)."""
     shutil.copy(HERE / PAGE_SCRIPT, out / PAGE_SCRIPT)
     page = out / "notebooks" / "index.html"
     html = page.read_text(encoding="utf-8")
+    version = json.loads((out / "jupyter-lite.json").read_text())["jupyter-config-data"]["appVersion"]
     anchor = '<script\n      id="jupyter-config-data"'
-    tag = f'<script src="../{PAGE_SCRIPT}"></script>\n    '
+    tag = f'<script src="../{PAGE_SCRIPT}" data-app-version="{version}"></script>\n    '
     if anchor not in html:
         raise fetch.BuildError(f"{page}: 找不到放 {PAGE_SCRIPT} 的位置（JupyterLite 的頁面改了？）")
     page.write_text(html.replace(anchor, tag + anchor, 1), encoding="utf-8")

@@ -15,13 +15,15 @@
 //  11. wraps printed output between words, not inside a number;
 //  12. notes in localStorage that the learner ran a cell of this notebook (the course's progress view);
 //  13. beside a lesson, takes the keyboard focus only when the learner gives it to the lab;
-//  14. beside a lesson, keeps JupyterLab's spinners still (the lesson page shows the progress).
+//  14. beside a lesson, keeps JupyterLab's spinners still (the lesson page shows the progress);
+//  15. keeps JupyterLite's service worker from being replaced while the lab loads.
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
 (function () {
   'use strict';
   const SCRIPT_URL = document.currentScript.src;
+  const APP_VERSION = document.currentScript.dataset.appVersion;   // JupyterLite's (build_lab.py)
   const MB = (n) => (n / 1e6).toFixed(1);
   const RUN_COMMAND = /^(notebook|runmenu):(run|restart-run|restart-and-run)/;
   const state = { stage: 'ui', text: '載入筆記本介面…', queued: 0,
@@ -39,6 +41,19 @@
     if (window.parent !== window) window.parent.postMessage(message, location.origin);
     window.dispatchEvent(new CustomEvent('specdec-lab', { detail: message.specdecLab }));
   }
+
+  // 15. JupyterLite's service worker (through it the kernel reads the lab's files: a learner's
+  // upload) registers on the first lab page a browser opens. On the next, JupyterLite finds it in
+  // control but no version noted for it in localStorage (it notes one only then), so it unregisters
+  // it and registers it again while the lab loads: in WebKit such a page sometimes never showed the
+  // notebook, or never started the kernel. So the version of this JupyterLite is noted for the
+  // worker in control first, as JupyterLite itself would note it, and the worker stays. (Another
+  // version noted means another JupyterLite: that one still starts its worker afresh.)
+  try {
+    const controller = navigator.serviceWorker && navigator.serviceWorker.controller;
+    const key = controller && `${controller.scriptURL}-version`;
+    if (key && APP_VERSION && localStorage.getItem(key) === null) localStorage.setItem(key, APP_VERSION);
+  } catch (e) { /* storage off: JupyterLite decides */ }
 
   // 1. what Python fetches as it starts, with sizes (../specdec-boot.json, written by the build).
   // (Fetching those files early from this page was measured: it slowed the start by about 2 s.)

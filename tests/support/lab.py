@@ -74,6 +74,37 @@ LISTEN_IOPUB = WITH_APP % """() => {
 }"""
 
 
+# what a wait for the lab's page script saw instead, for its failure message: the reports the lesson
+# page got, and the lab's frame as it is (its URL, whether its page script runs, how far JupyterLite
+# came: specdecLab's marks, the notebook shown, the service worker in control)
+LAB_SNAPSHOT = """async () => {
+  const lab = window.__lab || {events: []};
+  const s = (t) => +((t - performance.timeOrigin) / 1000).toFixed(1);    // seconds from navigation
+  const out = {page: location.href, at: s(Date.now()), visibility: document.visibilityState,
+               reports: lab.events.length,
+               last: lab.events.slice(-8).map((e) => `${s(e.t)} ${e.stage}${e.notebookShown ? ' shown' : ''}`)};
+  const frame = document.querySelector('.sd-lab__frame');
+  if (!frame) return {...out, frame: null};
+  out.frame = {src: frame.getAttribute('src'), shown: frame.getClientRects().length > 0};
+  try {
+    const win = frame.contentWindow, doc = frame.contentDocument, app = win.jupyterapp;
+    const widget = app && app.shell.currentWidget;
+    const sw = win.navigator.serviceWorker;
+    Object.assign(out.frame, {url: win.location.href, readyState: doc && doc.readyState,
+      marks: win.specdecLab ? Object.entries(win.specdecLab.state().marks).map(([k, t]) => `${k} ${s(t)}`)
+                            : 'no specdecLab',
+      widget: widget ? `${widget.constructor.name} ${widget.id} ${widget.title.label}` : null,
+      kernel: widget && widget.sessionContext ? widget.sessionContext.kernelDisplayStatus : null,
+      serviceWorker: sw ? (sw.controller ? `controlled (${sw.controller.state})` : 'not controlled') : 'none',
+      resources: win.performance.getEntriesByType('resource').length,
+      errors: win.__wk ? win.__wk.errors : undefined});
+    if (sw) out.frame.registrations = (await Promise.race([sw.getRegistrations(), new Promise((r) => setTimeout(r, 2000))]) || ['none within 2 s'])
+      .map((r) => r.scope ? `${r.scope}: ${['installing', 'waiting', 'active'].filter((k) => r[k]).map((k) => `${k} ${r[k].state}`)}` : r);
+  } catch (e) { out.frame.error = String(e); }
+  return out;
+}"""
+
+
 def wait_until(predicate, timeout: float, step: float = 0.05, what: str = "condition"):
     end = time.time() + timeout
     while time.time() < end:
@@ -157,9 +188,23 @@ class LabPage:
     def wait_for(self, key: str, value=True, timeout: float = 180) -> float:
         """Seconds from navigation start until the page script reported `key == value`
         (e.g. wait_for("notebookShown"), wait_for("stage", "ready"))."""
-        event = wait_until(lambda: next((e for e in self.events() if e.get(key) == value), None),
+        event = self.until(lambda: next((e for e in self.events() if e.get(key) == value), None),
                            timeout, what=f"lab {key}={value}")
         return event["t"] / 1000 - self.navigation_start()
+
+    def until(self, predicate, timeout: float, step: float = 0.05, what: str = "condition"):
+        """wait_until, and if it times out, what the lab showed instead (snapshot) in the message."""
+        try:
+            return wait_until(predicate, timeout, step, what)
+        except TimeoutError as error:
+            raise TimeoutError(f"{error}; instead: {self.snapshot()}") from None
+
+    def snapshot(self) -> dict | str:
+        """LAB_SNAPSHOT: the lesson page's reports from the lab and the lab's frame as it is now."""
+        try:
+            return self.page.evaluate(LAB_SNAPSHOT)
+        except Exception as error:    # (the page itself stuck: say so, not this)
+            return f"no snapshot: {error}"[:500]
 
     # the notebook --------------------------------------------------------------------------------
     def state(self) -> dict | None:
