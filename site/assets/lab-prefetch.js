@@ -42,8 +42,11 @@
     const panel = document.getElementById("sd-lab");
     if (!panel || window.sdLabPrefetch) return;
     window.sdLabPrefetch = true;
+    // absolute now: Material's instant navigation may have moved to another page (another folder)
+    // by the time the page is idle, and the relative URL would then point under that one
+    const lab = new URL(panel.dataset.lab, document.baseURI).href;
     const idle = window.requestIdleCallback || ((f) => setTimeout(f, 1000));
-    idle(() => prefetch(panel.dataset.lab), { timeout: 10000 });
+    idle(() => prefetch(lab), { timeout: 10000 });
   }
 
   // after the lesson has loaded (its own images and scripts first), then on each page Material's
