@@ -138,6 +138,34 @@ def test_instant_navigation_moves_between_pages_without_a_reload(browser, host):
         visit.close()
 
 
+# the lab folded (the prefetch of Python's start runs only while the lab does not load), and the
+# page's idle moments held back until the test lets them go (lab-prefetch.js starts in one)
+FOLDED_AND_IDLE_HELD = """localStorage.setItem('specdec-lab:layout', JSON.stringify({folded: true}));
+window.__idle = []; window.requestIdleCallback = (f) => { window.__idle.push(f); return window.__idle.length; };"""
+
+
+def test_the_start_prefetch_asks_for_the_lab_where_it_is_after_instant_navigation(browser, host):
+    """lab-prefetch.js starts in an idle moment, which can come after Material's instant navigation
+    moved to a page in another folder (knowledge-card/): it still asks for lab/specdec-boot.json
+    under the site's root, not under that folder."""
+    visit = Visit(browser, host)
+    visit.context.add_init_script(FOLDED_AND_IDLE_HELD)
+    try:
+        page = visit.lab(host.base).page
+        page.evaluate("window.__sameDocument = true")
+        nav_link_to(page, host.base + "knowledge-card/").click()
+        page.wait_for_url("**/specdec-lab/knowledge-card/")
+        page.wait_for_function("() => document.querySelector('article h1')")
+        assert page.evaluate("window.__sameDocument === true"), "navigation reloaded the page (not instant)"
+        page.evaluate("window.__idle.splice(0).forEach((f) => f({didTimeout: false, timeRemaining: () => 50}))")
+        page.wait_for_function("() => ['done', 'failed'].includes(document.documentElement.dataset.sdLabPrefetch)",
+                               timeout=120_000)
+        assert page.evaluate("document.documentElement.dataset.sdLabPrefetch") == "done"
+        assert visit.problems(left_page=True) == NO_PROBLEMS
+    finally:
+        visit.close()
+
+
 def test_search_finds_接受率(browser, host):
     visit = Visit(browser, host)
     try:
