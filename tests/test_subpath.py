@@ -118,14 +118,20 @@ def test_every_page_loads_with_no_failed_request(browser, host):
             visit.close()
 
 
+def to_the_knowledge_card(page, host) -> None:
+    """Follow the sidebar's link to knowledge-card/ (Material's instant navigation), the page
+    marked first so that a reload would show (window.__sameDocument gone)."""
+    page.evaluate("window.__sameDocument = true")
+    nav_link_to(page, host.base + "knowledge-card/").click()
+    page.wait_for_url("**/specdec-lab/knowledge-card/")
+    page.wait_for_function("() => document.querySelector('article h1')")
+
+
 def test_instant_navigation_moves_between_pages_without_a_reload(browser, host):
     visit = Visit(browser, host)
     try:
         page = visit.lab(host.base).page
-        page.evaluate("window.__sameDocument = true")
-        nav_link_to(page, host.base + "knowledge-card/").click()
-        page.wait_for_url("**/specdec-lab/knowledge-card/")
-        page.wait_for_function("() => document.querySelector('article h1')")
+        to_the_knowledge_card(page, host)
         nav_link_to(page, host.base).click()
         page.wait_for_function("() => document.querySelector('.sd-toy .sd-toy__box')")
         assert page.evaluate("window.__sameDocument === true"), "navigation reloaded the page (not instant)"
@@ -152,10 +158,7 @@ def test_the_start_prefetch_asks_for_the_lab_where_it_is_after_instant_navigatio
     visit.context.add_init_script(FOLDED_AND_IDLE_HELD)
     try:
         page = visit.lab(host.base).page
-        page.evaluate("window.__sameDocument = true")
-        nav_link_to(page, host.base + "knowledge-card/").click()
-        page.wait_for_url("**/specdec-lab/knowledge-card/")
-        page.wait_for_function("() => document.querySelector('article h1')")
+        to_the_knowledge_card(page, host)
         assert page.evaluate("window.__sameDocument === true"), "navigation reloaded the page (not instant)"
         page.evaluate("window.__idle.splice(0).forEach((f) => f({didTimeout: false, timeRemaining: () => 50}))")
         page.wait_for_function("() => ['done', 'failed'].includes(document.documentElement.dataset.sdLabPrefetch)",
