@@ -227,6 +227,7 @@ def lab_run(request, browser, base_url):
     try:
         lab.wait_for("notebookShown")
         starting = [lab.page.evaluate(LOOPING_AND_METER)]     # (Python still starting, as a rule)
+        scrollers = lab.page.evaluate(LAB_SCROLLERS)
         lab.until(lambda: lab.page.evaluate(KERNEL_SPINNER_OR_READY), 120, step=0.2,
                   what="the kernel's spinner")
         starting.append(lab.page.evaluate(LOOPING_AND_METER))
@@ -238,7 +239,7 @@ def lab_run(request, browser, base_url):
         images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
         lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-ran.png")
         yield dict(lab=lab, notebook=notebook, shown_path=shown_path, stored=stored, ran=ran, images=images,
-                   starting=starting)
+                   starting=starting, scrollers=scrollers)
     finally:
         lab.close()
 
@@ -269,6 +270,36 @@ def test_nothing_loops_beside_the_lesson_while_python_starts(lab_run):
     for starting in seen:
         assert (starting["looping"], starting["labLooping"]) == ([], []), starting
         assert (starting["filled"], starting["opacity"] < 1) == (100, True), starting      # pale across
+
+
+# the lab's scrollers that have more to show than they show: the width of the scrollbar beside
+# (y) or below (x) their content; 0 for an overlay scrollbar, drawn over the content
+LAB_SCROLLERS = """() => {
+  const doc = document.querySelector('.sd-lab__frame').contentDocument;
+  const px = (v) => parseFloat(v) || 0;
+  const out = [];
+  for (const el of doc.querySelectorAll('.jp-WindowedPanel-outer, .cm-scroller')) {
+    const cs = getComputedStyle(el);
+    const y = el.scrollHeight > el.clientHeight + 1 && /auto|scroll/.test(cs.overflowY);
+    const x = el.scrollWidth > el.clientWidth + 1 && /auto|scroll/.test(cs.overflowX);
+    if (!x && !y) continue;
+    out.push({scroller: el.classList[0],
+              y: y ? el.offsetWidth - el.clientWidth - px(cs.borderLeftWidth) - px(cs.borderRightWidth) : null,
+              x: x ? el.offsetHeight - el.clientHeight - px(cs.borderTopWidth) - px(cs.borderBottomWidth) : null});
+  }
+  return out;
+}"""
+
+
+def test_the_lab_shows_its_scrollbar_and_wraps_code_instead_of_fading_overlays(lab_run):
+    """The notebook's scroller has a scrollbar of its own, 10 px beside the content, and a code
+    line longer than the panel wraps (specdec-lab.js, 16.; overrides.json), instead of WebKit's
+    overlay scrollbars: those take no room, and 2 s after one appears it fades out at 60 frames a
+    second for 3 s, each frame composited on the CPU here while Python starts (about 2 CPU s and
+    a tenth of the time to the first output: benchmarks/webkit_probe.py --ab)."""
+    scrollers = lab_run["scrollers"]
+    assert [s["y"] for s in scrollers if s["scroller"] == "jp-WindowedPanel-outer"] == [10], scrollers
+    assert [s for s in scrollers if s["scroller"] != "jp-WindowedPanel-outer"] == [], scrollers
 
 
 SERVICE_WORKER = """() => ({

@@ -16,7 +16,8 @@
 //  12. notes in localStorage that the learner ran a cell of this notebook (the course's progress view);
 //  13. beside a lesson, takes the keyboard focus only when the learner gives it to the lab;
 //  14. beside a lesson, keeps JupyterLab's spinners still (the lesson page shows the progress);
-//  15. keeps JupyterLite's service worker from being replaced while the lab loads.
+//  15. keeps JupyterLite's service worker from being replaced while the lab loads;
+//  16. draws the notebook's scrollbars itself (always shown, never a fading overlay).
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -350,9 +351,22 @@
   // the ✓ once idle). The lesson page's panel says how the start is going, with the seconds, and a
   // running cell shows [*]. (In WebKit without a GPU every frame of a turning spinner was composited
   // on the CPU Python's start needs: benchmarks/webkit_probe.py --ab.)
+  // 16. The notebook shows a scrollbar of its own, always there, so a learner sees in the narrow
+  // panel that there is more; a code cell's long line wraps instead of scrolling sideways
+  // (site/lab/overrides.json: codeCellConfig.lineWrap). WebKit on Linux draws overlay scrollbars
+  // instead: each one that appears is shown, and 2 s later fades out at 60 frames a second for 3 s
+  // (WebCore's ScrollbarsControllerGeneric). The notebook's and a long code line's appeared while
+  // Python starts, and without a GPU each of those frames was composited on the CPU that Python
+  // needed: about 2 CPU s, and the first output about a tenth later (benchmarks/webkit_probe.py
+  // --ab). Chromium and WebKit take ::-webkit-scrollbar; Firefox keeps its own. The thumb has the
+  // theme's secondary text colour (light and dark).
   const style = document.createElement('style');
   style.textContent = '.jp-NotebookTrustedStatus, .jp-NotebookKernelStatus { display: none; }\n'
-    + 'body .jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; }'
+    + 'body .jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; }\n'
+    + '::-webkit-scrollbar { width: 10px; height: 10px; }\n'
+    + '::-webkit-scrollbar-track, ::-webkit-scrollbar-corner { background: transparent; }\n'
+    + '::-webkit-scrollbar-thumb { background: var(--jp-ui-font-color2, #757575); border: 2px solid transparent;'
+    + ' background-clip: content-box; border-radius: 5px; }'
     + (window.frameElement ? '\nbody .jp-KernelStatus-spinner, body .jp-SpinnerContent { animation: none; }' : '');
   document.head.append(style);
 
