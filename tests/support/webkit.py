@@ -364,7 +364,19 @@ class WebKitPage:
         frames (prefixed "frame: ") and their workers ("worker: ")."""
         if self.closed_log is not None:
             return self.closed_log
-        return {"errors": self.evaluate("() => window.__wk ? window.__wk.errors : ['no recorder in the page']")}
+        read = "() => window.__wk ? window.__wk.errors : ['no recorder in the page']"
+        try:
+            return {"errors": self.evaluate(read)}
+        except RuntimeError as error:
+            # Once, in a quiet fresh clone's run, WebKitWebDriver answered this read (at a page's
+            # close, its checks passed) with "unknown error: Could not parse script result", its log
+            # saying "WebProcess didn't exit as expected" at that moment; not reproduced since (a
+            # lone surrogate in an error text is not it: the driver passes those). The read changes
+            # nothing, so it is made once more; a second failure is raised.
+            if "Could not parse script result" not in str(error):
+                raise
+            time.sleep(1)
+            return {"errors": self.evaluate(read)}
 
     def close(self):
         if self.closed_log is None:
