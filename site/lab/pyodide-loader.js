@@ -35,6 +35,17 @@
 // loader has wrapped it; site/lab/load_on_use.py (its source filled in below) says from the cell
 // and the learner's namespace what to add. They load through the worker's loadPackage, whose
 // "Loading …" line the lab's page script shows.
+//
+// The kernel's start (jupyterlite-pyodide-kernel 0.6.1 runs piplite's set-up, then "import
+// pyodide_kernel": IPython, some 80 modules by name) runs without '' (the working directory) on
+// sys.path, until IPython's shell puts it back for its last imports; once "import
+// pyodide_kernel" ends, before any cell runs, '' is first on sys.path again, as Pyodide had it.
+// For each import Python asks every sys.path entry in turn, and for '' it first asks the working
+// directory's mtime; that directory is then the lab's drive, and each question a synchronous
+// request through JupyterLite's service worker and the lab's page (76 in one start in Chromium,
+// about 0.5 s of waiting; in WebKit a worker's requests also wait for the page's main thread,
+// busy with JupyterLab's start). A learner's file named like one of those modules no longer
+// breaks the start either.
 (function () {
   const NOT_LOADED = ["NOT_LOADED"];
   const ZIP_IMPORTED = ["ZIP_IMPORTED"];
@@ -165,6 +176,22 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     const globals = pyodide.toPy(names);
     try { return pyodide.runPython(code, { globals }); } finally { globals.destroy(); }
   }
+  const OFF_THE_PATH = "import sys\n'' in sys.path and sys.path.remove('') is None";
+  // (IPython's shell puts '' back itself, before site-packages, for the start's last imports)
+  const BACK_ON_THE_PATH = "import sys\nwhile '' in sys.path: sys.path.remove('')\nsys.path.insert(0, '')";
+  function kernelStartOffTheDrive(pyodide) {
+    const removed = runIn(pyodide, OFF_THE_PATH, {});
+    const run = pyodide.runPythonAsync;
+    pyodide.runPythonAsync = async function (code, ...rest) {
+      if (!/^import pyodide_kernel$/m.test(String(code))) return run.call(this, code, ...rest);
+      pyodide.runPythonAsync = run;                    // the kernel's start ends with this code
+      try {
+        return await run.call(this, code, ...rest);
+      } finally {
+        if (removed) runIn(pyodide, BACK_ON_THE_PATH, {});
+      }
+    };
+  }
   function loadOnUse(pyodide) {
     const scope = pyodide.toPy({ on_use: LOADED_ON_USE });
     pyodide.runPython(LOAD_ON_USE_SOURCE + WANTED, { globals: scope });
@@ -193,6 +220,7 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     }
     fetchAfterStart(options.indexURL);
     if (Object.keys(LOADED_ON_USE).length) loadOnUse(pyodide);
+    kernelStartOffTheDrive(pyodide);
     if (NOT_LOADED.includes('jedi')) {
       const startup = runIn(pyodide, 'import os; os.path.expanduser("~/.ipython/profile_default/startup")', {});
       pyodide.FS.mkdirTree(startup);
