@@ -8,7 +8,8 @@ and WebKitGTK's MiniBrowser, in one run.
    and the requestAnimationFrame rate in one second (are timers throttled).
 2. One cold visit of a lab page (an instrumented hard-linked copy, benchmarks/lab_breakdown.py's
    timing loader in the kernel's worker, its marks sent to the lesson page over a
-   BroadcastChannel): a timeline of the page script's and the worker's marks, the lab frame's
+   BroadcastChannel): a timeline of the page script's and the worker's marks (with each
+   synchronous request the worker makes: the lab's drive, a .later.zip), the lab frame's
    resources (JupyterLite's JS: first request .. last byte), and, in WebKit, the CPU seconds of
    each of MiniBrowser's processes in each phase (from /proc).
 3. --ab: WebKit visits of the same page with variants of it, interleaved round by round: the first
@@ -121,6 +122,28 @@ SPLIT_INSTANTIATE = """
     channel.postMessage({name: `split: compile ${source.byteLength} B`, start: t0, t: t1});
     channel.postMessage({name: `split: instantiate (${n} imports)`, start: t1, t: t2});
     return {module, instance};
+  };
+})();
+(function () {
+  // every synchronous request of the worker (the lab's drive through the service worker, a
+  // .later.zip), timed: Python waits for each one
+  const channel = new BroadcastChannel('specdec-mark');
+  const now = () => performance.timeOrigin + performance.now();
+  const open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
+  let count = 0, total = 0;
+  XMLHttpRequest.prototype.open = function (method, url, async) {
+    this.__probe = { url: String(url).split('/').pop(), sync: async === false };
+    return open.apply(this, arguments);
+  };
+  XMLHttpRequest.prototype.send = function () {
+    const t0 = now();
+    try { return send.apply(this, arguments); } finally {
+      if (this.__probe && this.__probe.sync) {
+        total += now() - t0;
+        channel.postMessage({name: `sync request #${++count} ${this.__probe.url} (${(total / 1000).toFixed(2)} s so far)`,
+                             start: t0, t: now()});
+      }
+    }
   };
 })();
 """

@@ -10,7 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site" / "hooks"))
 
-from tex_mathml import MathError, tex_to_mathml, tex_to_mathml_html  # noqa: E402
+from tex_mathml import MathError, tex_to_mathml, tex_to_mathml_html, wrong_child_counts  # noqa: E402
 from toy_fallback import example_round, fill_toys  # noqa: E402
 from notebook_preview import preview_html, preview_name  # noqa: E402
 from punctuation import keep_with_punctuation  # noqa: E402
@@ -43,6 +43,23 @@ def test_a_prime_follows_its_base_instead_of_a_tiny_superscript():
 def test_bad_tex_is_an_error_quoting_the_formula(tex):
     with pytest.raises(MathError, match=re.escape(tex)):
         tex_to_mathml(tex, display=True)
+
+
+def test_every_script_and_fraction_has_the_children_mathml_core_asks():
+    # Firefox reports another count as "Invalid markup: Incorrect number of children": the build
+    # proves the formulas it ships right, so a report seen in a browser is a moment of the parse
+    assert wrong_child_counts(tex_to_mathml(r"\sum_y p(y) = x_{i}^{2} + \frac{a}{b} + \sqrt[3]{x}",
+                                            display=True)) == []
+    assert wrong_child_counts("<math><msub><mo>&#x02211;</mo></msub><mfrac><mn>1</mn><mn>2</mn>"
+                              "<mn>3</mn></mfrac><msup><mi>a</mi><mspace width=\"1em\"/></msup></math>") \
+        == [("msub", 1), ("mfrac", 3)]
+
+
+def test_a_formula_whose_mathml_would_be_malformed_fails_the_build(monkeypatch):
+    import tex_mathml
+    monkeypatch.setattr(tex_mathml, "convert", lambda tex, display: "<math><msub><mi>x</mi></msub></math>")
+    with pytest.raises(MathError, match=r"x_\{\}.*<msub> 有 1 個子元素，應該是 2 個"):
+        tex_to_mathml("x_{}", display=False)
 
 
 MATH = ('<math xmlns="http://www.w3.org/1998/Math/MathML" display="inline">'

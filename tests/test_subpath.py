@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import pytest
 
 from support.firefox import FirefoxLab, firefox
+from support.cjk_lines import MALFORMED_MATH
 from support.lab import LabPage, wait_until
 from support.lab_checks import note_first_output
 from support.server import chromium, serve_plain
@@ -306,6 +307,7 @@ def test_firefox_lab_goes_live_on_the_subpath(firefox_browser, host):
         note_first_output("Firefox, plain server, subpath, lesson1", lab.first_output())
         lab.page.screenshot(SHOTS / "subpath-firefox-lab-ran.png")
         assert firefox_problems(firefox_browser, lab.page, server_from, host) == NO_PROBLEMS
+        assert lab.page.evaluate(MALFORMED_MATH) == []     # (Firefox's layout reports: firefox.mjs)
         # once: a second load (lab-panel.js's frame loaded again by Material's bundle) may come
         # from Firefox's cache, with nothing failed
         lab_page = host.base + "lab/notebooks/index.html?path=lesson1.ipynb"

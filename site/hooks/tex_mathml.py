@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import re
+from html.parser import HTMLParser
 
 from latex2mathml.converter import convert
 
@@ -35,8 +36,47 @@ NAMED_SPACES = {
 }
 
 
+# MathML Core's elements that take a fixed number of children (base, script, ...). Firefox draws
+# one with another count as an error box and reports "Invalid markup: Incorrect number of children"
+ARITY = {"msub": 2, "msup": 2, "msubsup": 3, "munder": 2, "mover": 2, "munderover": 3,
+         "mfrac": 2, "mroot": 2}
+
+
 class MathError(ValueError):
     """A formula latex2mathml cannot convert; the message quotes the TeX."""
+
+
+class _ChildCounts(HTMLParser):
+    """The elements of a MathML string whose number of child elements is not ARITY's."""
+
+    def __init__(self):
+        super().__init__()
+        self.open: list[list] = []          # [tag, children so far] from the root down
+        self.wrong: list[tuple[str, int]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if self.open:
+            self.open[-1][1] += 1
+        self.open.append([tag, 0])
+
+    def handle_startendtag(self, tag, attrs):
+        if self.open:
+            self.open[-1][1] += 1
+        if ARITY.get(tag, 0):
+            self.wrong.append((tag, 0))
+
+    def handle_endtag(self, tag):
+        name, children = self.open.pop()
+        if name in ARITY and children != ARITY[name]:
+            self.wrong.append((name, children))
+
+
+def wrong_child_counts(mathml: str) -> list[tuple[str, int]]:
+    """(element, children) for each element of `mathml` with the wrong number of children."""
+    counts = _ChildCounts()
+    counts.feed(mathml)
+    counts.close()
+    return counts.wrong
 
 
 def tex_to_mathml(tex: str, display: bool) -> str:
@@ -52,6 +92,9 @@ def tex_to_mathml(tex: str, display: bool) -> str:
     mathml = PRIME_RE.sub(r'\1<mo lspace="0" rspace="0">\2</mo>', mathml)
     for name, width in NAMED_SPACES.items():
         mathml = mathml.replace(f'width="{name}"', f'width="{width}"')
+    for name, children in wrong_child_counts(mathml):
+        raise MathError(f"公式 `{tex.strip()}` 轉出的 MathML 不合規：<{name}> 有 {children} 個子元素，"
+                        f"應該是 {ARITY[name]} 個")
     return mathml
 
 

@@ -22,8 +22,18 @@ WIDE_TABLES: the same for every visible table scroll box (Material's .md-typeset
 CODE_SPLIT_IN_TABLES: every inline code in a table cell that is broken across lines inside a
     word: the character before each line break (measured per character with a Range) must end a
     word part ("-", "_", "/", "=", a space). Returns [{page, code, at}] ("--speculat|ive-config").
+
+MALFORMED_MATH: every MathML script, fraction or root in the page whose number of child elements
+    is not what MathML Core asks (site/hooks/tex_mathml.py's ARITY), as "msub (1): <msub>…".
 """
 from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "site" / "hooks"))
+from tex_mathml import ARITY  # noqa: E402
 
 CLOSING = "，。、；：！？」』）】〕》〉”’…‥・"
 OPENING = "「『（【〔《〈“‘"
@@ -145,6 +155,12 @@ DISPLAY_FORMULAS = r"""
 # formula that scrolls with the side that has more of it, and none that fits
 SCROLL_HINTS_SETTLED = """() => [...document.querySelectorAll('.md-typeset .sd-math')].every((block) =>
     (block.scrollWidth > block.clientWidth + 1) === block.hasAttribute('data-sd-more'))"""
+
+
+MALFORMED_MATH = """() => { const arity = %s;
+  return [...document.querySelectorAll(Object.keys(arity).join(','))]
+    .filter((el) => el.children.length !== arity[el.localName])
+    .map((el) => `${el.localName} (${el.children.length}): ${el.outerHTML.slice(0, 160)}`); }""" % json.dumps(ARITY)
 
 
 def check_display_formulas(formulas: list[dict]) -> None:

@@ -6,7 +6,7 @@ fetched here).
         page = browser.open(base_url, width=1440)       # a page in its own browser context
         page.evaluate("() => document.title")           # the JS function text Playwright takes
         page.click(".sd-toy button"); page.press("Enter"); page.screenshot(path)
-        page.log()["errors"]                             # page errors, requests, responses, console
+        page.log()["errors"]                             # page errors, requests, responses, console, layout
         assert browser.outside == []                     # no request left 127.0.0.1
 
 Firefox sends every request to another host through a recording proxy on 127.0.0.1 that answers
@@ -132,7 +132,8 @@ class FirefoxPage:
 
     def log(self) -> dict:
         """requests (URLs), responses ({url, status}), failed ({url, error}), errors (uncaught
-        exceptions), console ({type, text}) of the page and its frames so far."""
+        exceptions), layout (Firefox's "Invalid markup" reports: firefox.mjs), console ({type,
+        text}) of the page and its frames so far."""
         return self.closed_log or self._do("log", 10, what="page log")
 
     def close(self):
