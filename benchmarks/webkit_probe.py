@@ -161,7 +161,13 @@ COVERED = style(".sd-lab__body:has(.sd-lab__preview) > .sd-lab__frame { visibili
 AWAY = style(".sd-lab__frame { visibility: hidden !important; }")        # (a bound: never shown)
 PAGE_STILL = LAB_STILL                                                    # every animation of the lesson page
 LESSON_VARIANTS = {"still": STILL, "covered": COVERED, "away": AWAY, "pagestill": PAGE_STILL}
-LAB_VARIANTS = {"labstill": LAB_STILL}
+# WebKit has no requestIdleCallback; JupyterLab's stand-in runs an idle callback 1 ms later, so the
+# notebook's cells are laid out one after another while Python starts. This one waits the timeout
+# the caller gave (JupyterLab's cell rendering: 3 s)
+IDLE_AT_TIMEOUT = """if (!window.requestIdleCallback) {
+  window.requestIdleCallback = (f, o) => setTimeout(() => f({didTimeout: true, timeRemaining: () => 0}), (o && o.timeout) || 1);
+  window.cancelIdleCallback = (id) => clearTimeout(id); }"""
+LAB_VARIANTS = {"labstill": LAB_STILL, "idletimeout": IDLE_AT_TIMEOUT}
 
 FRAME_RESOURCES = """() => { const f = document.querySelector('.sd-lab__frame'); const w = f && f.contentWindow;
   if (!w) return null; const t0 = performance.timeOrigin;

@@ -490,6 +490,42 @@ def test_the_static_preview_covers_the_panel_until_the_live_notebook_takes_over(
         context.close()
 
 
+# when the lab's frame went in and when the theme's bundle had run (its script's load event), in
+# the lesson page
+FRAME_AND_BUNDLE = """if (window.top === window) {
+  const order = window.__order = {};
+  new MutationObserver((_, observer) => {
+    if (document.querySelector('.sd-lab__frame')) { order.frame = performance.now(); observer.disconnect(); }
+  }).observe(document, { childList: true, subtree: true });
+  document.addEventListener('load', (e) => {
+    if (/bundle\\.[0-9a-f]+\\.min\\.js$/.test(e.target.src || '')) order.bundle = performance.now();
+  }, true);
+}"""
+
+
+def test_a_lesson_painted_before_its_scripts_ran_starts_the_lab_before_the_themes_bundle(browser, base_url):
+    """A long lesson is painted before the page's scripts run (WebKit paints lesson 1 while its
+    parser yields). The lab's frame then goes in as soon as lab-panel.js has run, not a frame later,
+    after the theme's bundle (0.4-0.6 s in WebKit). Here lab-panel.js is held back until the lesson
+    has been painted."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    held = []
+    context.route("**/assets/course/lab-panel.js", lambda route: held.append(route))
+    context.add_init_script(FRAME_AND_BUNDLE)
+    try:
+        page = context.new_page()
+        page.goto(base_url + "lossless-lab/", wait_until="commit")
+        # (the page asked first: Playwright hands over the held request only during a call)
+        wait_until(lambda: page.evaluate("() => performance.getEntriesByType('paint').length > 0") and held,
+                   30, what="the lesson painted, lab-panel.js held back")
+        held[0].continue_()
+        order = wait_until(lambda: page.evaluate("() => window.__order.bundle && window.__order"), 30,
+                           what="the theme's bundle run")
+        assert order.get("frame", 1e9) < order["bundle"], order
+    finally:
+        context.close()
+
+
 def kernel_prints(lab: LabPage, code: str) -> str:
     """What `code` prints when run in the lab's live kernel (an error's name and value too)."""
     return lab.in_app("""
@@ -1043,6 +1079,16 @@ def test_run_all_needs_no_later_archive(lab_pages, notebook):
     assert any("/python_stdlib.zip" in url for url in lab.requested_until_run)
     fetched = sorted({url.rsplit("/", 1)[-1] for url in lab.requested_until_run if url.endswith(later.SUFFIX)})
     assert fetched == []
+
+
+def test_the_kernels_worker_does_not_fetch_pyodides_loader(lesson):
+    """The kernel's loader holds Pyodide's pyodide.js (site/lab/build_lab.py): the worker fetches
+    Pyodide's other files, not that one (in WebKit each worker request waits for the page's main
+    thread)."""
+    lab, _, _ = lesson
+    names = {url.split("?")[0].rsplit("/", 1)[-1] for url in lab.requested_until_run}
+    assert {"pyodide-loader.js", "pyodide.asm.js", "pyodide.asm.wasm"} <= names
+    assert "pyodide.js" not in names
 
 
 @pytest.mark.parametrize("notebook", LAB_PAGES)

@@ -1070,6 +1070,26 @@ def test_the_kernel_loader_leaves_no_pyproxy_to_the_garbage_collector(lab):
 
 
 @pytest.mark.build
+def test_the_loader_holds_pyodides_own_loader_so_the_start_does_not_fetch_it(lab):
+    """The kernel's worker fetched pyodide.js (15 KB) with importScripts as Python's start began;
+    in WebKit a worker's request waits for the page's main thread, busy then with JupyterLab's
+    start (0.1-0.3 s). The loader holds Pyodide's code as released, its source map line left out,
+    and runs it instead (the kernel's start under Node.js, below, goes through it); the boot
+    manifest (what Python fetches as it starts) no longer lists it."""
+    pyodide = build_lab.pyodide_dir(lab)
+    loader = (pyodide / build_lab.PYODIDE_LOADER).read_text(encoding="utf-8")
+    released = (pyodide / "pyodide.js").read_text(encoding="utf-8")
+    kept = "\n".join(line for line in released.splitlines() if not line.startswith("//# sourceMappingURL="))
+    assert kept in loader and len(kept) > 10_000
+    assert loader.count("globalThis.loadPyodide=loadPyodide.loadPyodide") == 1
+    assert "sourceMappingURL" not in loader and build_lab.PYODIDE_JS_PLACE not in loader
+    assert "'pyodide.js'" not in loader
+    boot = json.loads((lab / "specdec-boot.json").read_text())
+    assert "pyodide.js" not in {f["name"] for f in boot["files"]}
+    assert {"pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip"} <= {f["name"] for f in boot["files"]}
+
+
+@pytest.mark.build
 def test_the_kernel_starts_without_asking_the_drive_and_a_learners_files_still_import(lab):
     """Python looks in every sys.path entry in turn, and for '' (the working directory, the lab's
     drive once the kernel has mounted it) it first asks the directory's mtime: in the browser each

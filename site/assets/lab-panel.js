@@ -2,7 +2,8 @@
  *
  * Wide screens: the notebook sits on the right, fixed while the lesson scrolls; drag its edge (or
  * focus the edge and use ← →) to resize it, "收合" folds it to a tab. It is put in after the lesson
- * has painted, so the kernel starts as the page opens without holding the lesson up.
+ * has painted (at once when it was painted before this script ran), so the kernel starts as the
+ * page opens without holding the lesson up.
  * Narrow screens (phones): a "🧪 實驗場" button opens it over the lesson; it loads on first open.
  * The lab's page script (lab/specdec-lab.js) reports how Python's start is going; this shows it.
  * "⬇ 下載" saves the learner's notebook as it is now (the original before the lab has loaded).
@@ -48,7 +49,12 @@
     return Math.round(Math.max(MIN_WIDTH, Math.min(px, window.innerWidth * 0.7)));
   }
 
-  function mount() {
+  // the page has been painted (Paint Timing; a browser without it waits for the next frame)
+  function painted() {
+    try { return performance.getEntriesByType("paint").length > 0; } catch (e) { return false; }
+  }
+
+  function mount(atLoad) {
     const panel = document.getElementById("sd-lab");
     document.body.classList.toggle("sd-has-lab", !!panel);
     if (!panel) { document.body.classList.remove("sd-lab-shown"); return; }
@@ -150,7 +156,12 @@
     if (WIDE.matches && !layout.folded) {
       document.body.classList.add("sd-lab-shown");
       openButton.setAttribute("aria-expanded", "true");
-      requestAnimationFrame(() => setTimeout(load, 0));    // after the lesson's first paint
+      // after the lesson's first paint. A long lesson is painted before this script runs (WebKit
+      // paints lesson 1 while its parser yields): the next frame would also wait for the theme's
+      // bundle, which runs next (0.4-0.6 s in WebKit), so the frame goes in now (once this script
+      // has run). A page moved to by instant navigation waits for its frame.
+      if (atLoad === true && painted()) queueMicrotask(load);
+      else requestAnimationFrame(() => setTimeout(load, 0));
     }
     openButton.addEventListener("click", () => setOpen(true, true));
     closeButton.addEventListener("click", () => setOpen(false, true));
@@ -241,7 +252,7 @@
   }
 
   // before the theme's bundle (see toy.js): mount now, then follow Material's document$
-  mount();
+  mount(true);
   const follow = () => window.document$ && window.document$.subscribe(mount);
   if (window.document$) follow(); else document.addEventListener("DOMContentLoaded", follow);
 })();

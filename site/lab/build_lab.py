@@ -259,11 +259,27 @@ def add_pyodide_loader(out: Path, cfg: dict) -> None:
         if script.count(placeholder) != 1:
             raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到要填入 {key} 的位置")
         script = script.replace(placeholder, json.dumps(value, ensure_ascii=False))
+    if script.count(PYODIDE_JS_PLACE) != 1:
+        raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到放 pyodide.js 的位置")
+    script = script.replace(PYODIDE_JS_PLACE, pyodide_js_inline(folder))
     (folder / PYODIDE_LOADER).write_text(script, encoding="utf-8")
     with editing_kernel_settings(out) as settings:
         settings["pyodideUrl"] = settings["pyodideUrl"].rsplit("/", 1)[0] + "/" + PYODIDE_LOADER
         packages = settings.setdefault("loadPyodideOptions", {}).setdefault("packages", [])
         packages += [name for name in not_loaded if name not in packages]
+
+
+PYODIDE_JS_PLACE = "/* PYODIDE_JS */"
+
+
+def pyodide_js_inline(folder: Path) -> str:
+    """Pyodide's pyodide.js as the loader runs it inside a function of its own: without its
+    source map comment (the map is for pyodide.js's own URL)."""
+    source = (folder / "pyodide.js").read_text(encoding="utf-8")
+    lines = [line for line in source.splitlines() if not line.startswith("//# sourceMappingURL=")]
+    if "globalThis.loadPyodide" not in source:
+        raise fetch.BuildError(f"{folder / 'pyodide.js'}: 不是預期的 pyodide.js（沒有 globalThis.loadPyodide）")
+    return "\n".join(lines)
 
 
 def after_start(out: Path, cfg: dict) -> list[str]:
@@ -306,7 +322,8 @@ def write_boot_manifest(out: Path) -> None:
     entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
     at_start = pyodide_dist.closure(lock_data, preload_list(out / "jupyter-lite.json"))
     core = sorted(p.name for p in pyodide.iterdir() if p.is_file() and p.suffix not in (".whl", ".zip")
-                  and p.name != later.INDEX or p.name == "python_stdlib.zip")   # (the loader holds later.json)
+                  and p.name not in (later.INDEX, "pyodide.js") or p.name == "python_stdlib.zip")
+    # (the loader holds later.json and pyodide.js)
     files = core + [entries[n]["file_name"] for n in at_start]
     sizes = {e["name"].lower(): (pyodide / e["file_name"]).stat().st_size for e in entries.values()}
 
