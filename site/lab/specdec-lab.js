@@ -117,11 +117,10 @@
 
   function onApp(theApp) {
     mark('app');
-    theApp.started.then(() => { mark('started'); });
-    // the kernel as soon as JupyterLite's services are, before JupyterLab's plugins start (0.5-0.9 s
-    // sooner than at 'started'); the notebook, opened later, finds its session
-    (theApp.serviceManager ? theApp.serviceManager.ready : theApp.started)
-      .then(() => { mark('services'); startKernelEarly(theApp); });
+    // (not sooner, at serviceManager.ready, before JupyterLab's plugins: the worker came 0.8 s
+    // earlier in Chromium, but on a busy machine the kernel then started before JupyterLite's
+    // service worker was in control, without the lab's files: "Pyodide contents will NOT be synced")
+    theApp.started.then(() => { mark('started'); startKernelEarly(theApp); });
     // A Run pressed before the session has its kernel opens "Select Kernel" (no kernel chosen yet)
     // or is silently dropped (kernel chosen, still being created); one pressed while Python loads
     // would clear the stored outputs long before new ones come. So a Run waits for Python.
