@@ -731,7 +731,11 @@ def test_wide_tables_show_that_they_scroll_and_their_code_breaks_between_words(o
             page.keyboard.press("ArrowRight")
         tables = settled_tables()
         check_wide_tables(tables)
-        assert not any(t["scrolls"] and t["head"].startswith("位置") for t in tables), tables
+        # the lesson's 位置 table; not the notebook preview's tables in the narrow panel (they
+        # scroll, rightly), which are still there while the live notebook has not taken over:
+        # later on a busy machine, where this failed now and then
+        position = [t for t in tables if t["head"].startswith("位置") and not t["inLab"]]
+        assert position and not any(t["scrolls"] for t in position), position
 
 
 GROW = """(selector) => {

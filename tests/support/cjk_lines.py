@@ -182,6 +182,7 @@ WIDE_TABLES = r"""
   .filter((box) => box.getClientRects().length > 0)
   .map((box) => ({
     page: location.pathname,
+    inLab: !!box.closest(".sd-lab"),      // the notebook's static preview, in the lab's panel
     head: box.querySelector("tr").textContent.replace(/\s+/g, " ").trim().slice(0, 30),
     boxWidth: box.clientWidth, tableWidth: box.scrollWidth,
     scrolls: box.scrollWidth > box.clientWidth + 1,
