@@ -47,7 +47,8 @@ class MathError(ValueError):
 
 
 class _ChildCounts(HTMLParser):
-    """The elements of a MathML string whose number of child elements is not ARITY's."""
+    """The elements of a MathML string whose number of child elements is not ARITY's (a
+    self-closed one, <mspace/>, goes through HTMLParser's handle_startendtag: start, then end)."""
 
     def __init__(self):
         super().__init__()
@@ -58,12 +59,6 @@ class _ChildCounts(HTMLParser):
         if self.open:
             self.open[-1][1] += 1
         self.open.append([tag, 0])
-
-    def handle_startendtag(self, tag, attrs):
-        if self.open:
-            self.open[-1][1] += 1
-        if ARITY.get(tag, 0):
-            self.wrong.append((tag, 0))
 
     def handle_endtag(self, tag):
         name, children = self.open.pop()
