@@ -132,6 +132,37 @@ def not_one_em_px(widths: dict) -> dict:
 
 # --------------------------------------------------------------------------- toy and quiz
 
+# the page's scrollers that have more to show than they show, and the room their scrollbar takes
+# beside (y) or below (x) the content: 0 for an overlay scrollbar, drawn over it
+PAGE_SCROLLERS = """() => {
+  const px = (v) => parseFloat(v) || 0;
+  const out = [{scroller: 'the page', y: innerWidth - document.documentElement.clientWidth, x: null}];
+  for (const el of document.querySelectorAll('body *')) {
+    const cs = getComputedStyle(el);
+    const y = el.scrollHeight > el.clientHeight + 1 && /auto|scroll/.test(cs.overflowY);
+    const x = el.scrollWidth > el.clientWidth + 1 && /auto|scroll/.test(cs.overflowX);
+    if ((!x && !y) || !el.getClientRects().length) continue;
+    out.push({scroller: el.tagName.toLowerCase() + '.' + String(el.className).split(' ')[0],
+              y: y ? el.offsetWidth - el.clientWidth - px(cs.borderLeftWidth) - px(cs.borderRightWidth) : null,
+              x: x ? el.offsetHeight - el.clientHeight - px(cs.borderTopWidth) - px(cs.borderBottomWidth) : null});
+  }
+  return out;
+}"""
+
+
+def test_lesson_scrollbars_take_room_instead_of_fading_over_the_text(open_page):
+    """Every scroller of lesson 1 that has more to show (the page, long code lines; wide tables
+    where the column is narrower) has a scrollbar beside or below its content (course.css), not
+    WebKit's overlay scrollbar:
+    that one is drawn over the text, and 2 s after it appears fades out at 60 frames a second for
+    3 s, each frame composited on the CPU here while the lab beside the lesson loads (lesson 1's
+    code blocks, tables and page: 3 CPU s of its first 6)."""
+    page = open_page("")
+    scrollers = page.evaluate(PAGE_SCROLLERS)
+    assert len(scrollers) >= 4, scrollers          # the page, search results, long code lines
+    assert [s for s in scrollers if 0 in (s["x"], s["y"])] == [], scrollers
+
+
 def test_toy_answers_clicks_and_keys(open_page):
     page = open_page("", seed=7)
     mounted(page)
