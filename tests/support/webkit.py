@@ -58,6 +58,11 @@ RECORDER = """(() => { if (window.__wk) return;
       this.addEventListener('error', (e) => note('worker: ' + e.message + where(e.filename, e.lineno))); } };
 })();"""
 
+# two animation frames, so that what the page holds has been painted (bounded: a page that draws
+# no frames, say one in the background, is photographed after 2 s)
+PAINTED = """() => Promise.race([new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+                               new Promise((r) => setTimeout(r, 2000))])"""
+
 KEYS = {"Enter": "\ue007", "Tab": "\ue004", "ArrowLeft": "\ue012", "ArrowUp": "\ue013",
         "ArrowRight": "\ue014", "ArrowDown": "\ue015", "Home": "\ue011", "End": "\ue010",
         "Escape": "\ue00c", "Backspace": "\ue003", "Shift": "\ue008", "Control": "\ue009",
@@ -341,8 +346,11 @@ class WebKitPage:
             self._do("POST", "/frame/parent", what="back from the frame")
 
     def screenshot(self, path, full_page: bool = False, timeout: float = 60):
-        """The window (a phone page: its 390 x 844 frame) as PNG."""
+        """The window (a phone page: its 390 x 844 frame) as PNG, once WebKit has painted what the
+        page holds: WebDriver's screenshot does not wait for a frame, and an image that had just
+        loaded (lesson 1's slider panel after Run all) was not drawn in it yet."""
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.evaluate(PAINTED)
         if self.phone:
             self.browser.request("POST", self.browser.session + "/frame/parent", what="top")
             self.browser._current = None
