@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import gzip
+import io
 import json
 import os
 import select
@@ -62,6 +63,10 @@ RECORDER = """(() => { if (window.__wk) return;
 # no frames, say one in the background, is photographed after 2 s)
 PAINTED = """() => Promise.race([new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
                                new Promise((r) => setTimeout(r, 2000))])"""
+
+# a phone page's iframe in the window: [left, top, right, bottom] in CSS px, and the window's width
+FRAME_BOX = """() => { const r = frameElement.getBoundingClientRect();
+  return {rect: [r.left, r.top, r.right, r.bottom], windowWidth: top.innerWidth}; }"""
 
 KEYS = {"Enter": "\ue007", "Tab": "\ue004", "ArrowLeft": "\ue012", "ArrowUp": "\ue013",
         "ArrowRight": "\ue014", "ArrowDown": "\ue015", "Home": "\ue011", "End": "\ue010",
@@ -348,19 +353,20 @@ class WebKitPage:
     def screenshot(self, path, full_page: bool = False, timeout: float = 60):
         """The window (a phone page: its 390 x 844 frame) as PNG, once WebKit has painted what the
         page holds: WebDriver's screenshot does not wait for a frame, and an image that had just
-        loaded (lesson 1's slider panel after Run all) was not drawn in it yet."""
+        loaded (lesson 1's slider panel after Run all) was not drawn in it yet. A phone page is
+        cut out of the window's screenshot: WebKitGTK's screenshot of the iframe element came
+        8 px too high, a black band over the page's top bar."""
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.evaluate(PAINTED)
-        if self.phone:
-            self.browser.request("POST", self.browser.session + "/frame/parent", what="top")
-            self.browser._current = None
-            frame = self.browser.request("POST", self.browser.session + "/element",
-                                         {"using": "css selector", "value": "iframe"}, what="phone frame")
-            data = self.browser.request("GET", f"{self.browser.session}/element/{next(iter(frame.values()))}"
-                                        "/screenshot", timeout=timeout, what=f"screenshot {path}")
+        box = self.evaluate(FRAME_BOX) if self.phone else None
+        data = base64.b64decode(self._do("GET", "/screenshot", timeout=timeout, what=f"screenshot {path}"))
+        if box:
+            from PIL import Image      # matplotlib's dependency
+            with Image.open(io.BytesIO(data)) as window:
+                scale = window.width / box["windowWidth"]
+                window.crop(tuple(round(v * scale) for v in box["rect"])).save(path, "PNG")
         else:
-            data = self._do("GET", "/screenshot", timeout=timeout, what=f"screenshot {path}")
-        Path(path).write_bytes(base64.b64decode(data))
+            Path(path).write_bytes(data)
         return str(path)
 
     @property
