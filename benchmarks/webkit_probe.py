@@ -17,7 +17,10 @@ and WebKitGTK's MiniBrowser, in one run.
    threads (WebKitGTK under Xvfb composites each frame on the CPU), medians. A variant is
    MiniBrowser's environment and/or style put into the pages as they are served (still, pagestill:
    the lesson page; labstill: the lab's frame; covered, away: the frame hidden) or a second site:
-   what keeps WebKit compositing frames while Python starts.
+   what keeps WebKit compositing frames while Python starts. MiniBrowser's environment takes
+   JavaScriptCore's options: 'one:;three:JSC_numberOfWasmCompilerThreads=3' showed that on a
+   2-core machine (one WebAssembly compiler thread, JSC's default of cores - 1) numpy's first
+   library waits 1.5-1.9 s behind the optimising of Python's interpreter (README).
 Prints, asserts nothing.
 """
 from __future__ import annotations
