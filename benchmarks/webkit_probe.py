@@ -20,7 +20,9 @@ and WebKitGTK's MiniBrowser, in one run.
    what keeps WebKit compositing frames while Python starts. MiniBrowser's environment takes
    JavaScriptCore's options: 'one:;three:JSC_numberOfWasmCompilerThreads=3' showed that on a
    2-core machine (one WebAssembly compiler thread, JSC's default of cores - 1) numpy's first
-   library waits 1.5-1.9 s behind the optimising of Python's interpreter (README).
+   library waits 1.5-1.9 s behind the optimising of Python's interpreter (README). Beside the
+   medians, when each variant's worker got to its script, the module, Python, the packages,
+   the kernel and the first output: where a variant's seconds went.
 Prints, asserts nothing.
 """
 from __future__ import annotations
@@ -338,6 +340,11 @@ def probe_copy(source: Path, out: Path) -> Path:
     return site
 
 
+# the worker's steps --ab prints for each variant (the visit's marks), and their column labels
+MILESTONES = {"timing script": "worker", "emscripten module ready": "module", "interpreter start": "python",
+              "preloaded packages": "packages", "kernelReady": "kernel", "output": "output"}
+
+
 def ab(args, servers, tmp: Path) -> int:
     variants = []
     for item in args.ab.split(";"):
@@ -384,6 +391,13 @@ def ab(args, servers, tmp: Path) -> int:
         outs = ", ".join(f"{g['output']:.1f}" for g in got)
         print(f"  {name:10} {med['output']:7.2f} {med['output'] / first_median:6.2f} {med['cpu_total']:6.1f}"
               f" {med['llvmpipe']:9.1f}   {outs}")
+    print("\nthe same visits, median seconds from opening the page until the worker's script ran, then until"
+          " each step was done (- where a variant's visits lack the mark):")
+    print("  " + f"{'variant':10}" + "".join(f"{label:>10}" for label in MILESTONES.values()))
+    for name, got in results.items():
+        steps = [statistics.median(g[m] for g in got) if all(g.get(m) is not None for g in got) else None
+                 for m in MILESTONES]
+        print("  " + f"{name:10}" + "".join(f"{t:10.2f}" if t is not None else f"{'-':>10}" for t in steps))
     return 0
 
 
