@@ -14,9 +14,10 @@ the three browsers, their drivers, Xvfb) spent from opening the page until the f
 from /proc: on a shared machine wall time follows the others' load, CPU time much less. For WebKit
 also the part of it in Mesa's llvmpipe threads: under Xvfb, with no GPU, WebKitGTK composites
 every frame in software on the CPU (Safari composites on the GPU), so "WebKit CPU - llvmpipe" is the
-nearer figure for a learner's device. Then, where the time goes: the same page's
-WebAssembly.compile of pyodide.asm.wasm (compileStreaming from the server, and compile of the bytes
-already fetched) in each engine. Prints, asserts nothing. The machine may be shared: compare
+nearer figure for a learner's device; and the part in its WebAssembly compiler threads (one on a
+2-core machine; Python's start and every library it loads wait for it). Then, where the time goes:
+the same page's WebAssembly.compile of pyodide.asm.wasm (compileStreaming from the server, and
+compile of the bytes already fetched) in each engine. Prints, asserts nothing. The machine may be shared: compare
 within one run.
 """
 from __future__ import annotations
@@ -40,7 +41,11 @@ from webkit_probe import CpuSampler  # noqa: E402
 
 PAGES = {"lesson1": "", "lossless": "lossless-lab/", "your-gpu": "your-gpu/"}
 KEYS = ("shown", "start", "kernel", "output", "all")
-CPU_KEYS = ("cpu", "llvmpipe")
+CPU_KEYS = ("cpu", "llvmpipe", "wasmjit")
+# WebKit's WebAssembly compiler threads, "Wasm Worklist Helper Thread" (Linux keeps a thread name's
+# last 15 characters); JavaScriptCore starts cores - 1 of them (the count follows
+# JSC_numberOfWasmCompilerThreads), one on a 2-core machine
+WASM_COMPILER = "  thread t Helper Thread"
 
 # in a page of the site: how long the engine takes to compile Pyodide's WebAssembly
 COMPILE = """async (url) => {
@@ -57,10 +62,12 @@ COMPILE = """async (url) => {
 
 
 def cpu_until(sampler: CpuSampler, t0: float, t1: float) -> dict:
-    """CPU seconds of every process the sampler sees between t0 and t1, and of llvmpipe's threads."""
+    """CPU seconds of every process the sampler sees between t0 and t1, of llvmpipe's threads and
+    of WebKit's WebAssembly compiler threads."""
     got = sampler.between(t0, t1)
     return {"cpu": sum(v for k, v in got.items() if not k.startswith("  thread")),
-            "llvmpipe": sum(v for k, v in got.items() if k.startswith("  thread llvmpipe"))}
+            "llvmpipe": sum(v for k, v in got.items() if k.startswith("  thread llvmpipe")),
+            "wasmjit": got.get(WASM_COMPILER, 0.0)}
 
 
 def visit(lab, sampler: CpuSampler) -> dict:
@@ -147,15 +154,19 @@ def main(argv=None) -> int:
             print(f"{page:10}{engine:10}" + "".join(f"{m[k]:9.1f}" for k in KEYS)
                   + f"{m['output'] / base_output:8.2f}{m['all'] / base_all:10.2f}")
     print(f"\nCPU seconds of the browsers from opening the page until the first output (median of {args.runs}; "
-          "WebKit: also without Mesa's llvmpipe threads, its software compositing under Xvfb)")
-    print(f"{'page':10}{'engine':10}{'cpu':>8}{'ratio':>8}{'llvmpipe':>10}{'cpu-llvm':>10}{'ratio':>8}")
+          "WebKit: also without Mesa's llvmpipe threads, its software compositing under Xvfb; wasm-jit: "
+          "the part of WebKit's in its WebAssembly compiler threads, one on a 2-core machine, which "
+          "Python and each library it loads wait for)")
+    print(f"{'page':10}{'engine':10}{'cpu':>8}{'ratio':>8}{'llvmpipe':>10}{'cpu-llvm':>10}{'ratio':>8}{'wasm-jit':>10}")
     for page in pages:
         base_cpu = statistics.median(r["cpu"] for r in seen[("Chromium", page)])
         for engine in engines:
             cpu = statistics.median(r["cpu"] for r in seen[(engine, page)])
             llvm = statistics.median(r["llvmpipe"] for r in seen[(engine, page)])
             rest = statistics.median(r["cpu"] - r["llvmpipe"] for r in seen[(engine, page)])
-            print(f"{page:10}{engine:10}{cpu:8.1f}{cpu / base_cpu:8.2f}{llvm:10.1f}{rest:10.1f}{rest / base_cpu:8.2f}")
+            jit = statistics.median(r["wasmjit"] for r in seen[(engine, page)])
+            print(f"{page:10}{engine:10}{cpu:8.1f}{cpu / base_cpu:8.2f}{llvm:10.1f}{rest:10.1f}{rest / base_cpu:8.2f}"
+                  + (f"{jit:10.1f}" if engine == "WebKit" else f"{'-':>10}"))
     print("\npyodide.asm.wasm in each engine (s): compileStreaming from the server | fetch | compile of the bytes")
     for engine, c in compiled.items():
         print(f"{engine:10}{c['streaming']:8.2f}{c['fetch']:8.2f}{c['compile']:8.2f}   ({c['mb']:.1f} MB)")
