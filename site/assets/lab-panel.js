@@ -15,9 +15,12 @@
 (function () {
   "use strict";
 
+  // (site/overrides/main.html lays a lab page out by these same rules before the lesson's first
+  // layout, so that the lesson does not reflow as the panel mounts; mount() repeats it, for pages
+  // reached by instant navigation)
   const WIDE = window.matchMedia("(min-width: 60em)");
   const LAYOUT_KEY = "specdec-lab:layout";          // the learner's panel width / folded state
-    const MIN_WIDTH = 320;
+  const MIN_WIDTH = 320;
 
   function readLayout() {
     try { return JSON.parse(localStorage.getItem(LAYOUT_KEY)) || {}; } catch (e) { return {}; }
