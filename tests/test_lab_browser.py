@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from specdec_lab import monte_carlo_check
-from support.lab import ROOT, LabPage, serve_site, wait_until
+from support.lab import PAINTED, ROOT, LabPage, serve_site, wait_until
 from support.lab_checks import (FOCUSED, IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, KEYS_IN_LESSON,
                                 LOOPING_AND_METER, broken_images, press_keys_through_the_start)
 from support.server import chromium
@@ -767,12 +767,20 @@ def test_desktop_panel_folds_and_resizes(browser, base_url):
         lab.context.close()
 
 
+def fake_lab_context(browser):
+    """A 1440 x 900 browser context in which every lab page is a blank page of the site's origin:
+    the lesson page and its panel as they are, no Python."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.route("**/lab/notebooks/index.html*",
+                  lambda route: route.fulfill(content_type="text/html", body="<!doctype html><title>lab</title>"))
+    return context
+
+
 # every layout shift the page makes without the learner's input (Chromium's Layout Instability API)
 LAYOUT_SHIFTS = """window.__layoutShifts = [];
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__layoutShifts.push(entry.value);
 }).observe({type: 'layout-shift', buffered: true});"""
-TWO_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
 @pytest.mark.parametrize("layout", [{}, {"width": 520}, {"folded": True}], ids=["opening", "resized", "folded"])
@@ -783,9 +791,7 @@ def test_a_lab_page_does_not_reflow_as_its_panel_comes_in(browser, base_url, pat
     bound for "good": the lesson is laid out beside the panel from the start, at the width the
     learner left it. (Painted at full width first, then making room as the panel mounted, the
     lesson's text jumped: 0.24 on lesson 1, 0.31 on your-gpu.) The lab is a blank page here."""
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    context.route("**/lab/notebooks/index.html*",
-                  lambda route: route.fulfill(content_type="text/html", body="<!doctype html><title>lab</title>"))
+    context = fake_lab_context(browser)
     context.add_init_script(f"localStorage.setItem('specdec-lab:layout', {json.dumps(json.dumps(layout))});")
     context.add_init_script(LAYOUT_SHIFTS)
     try:
@@ -796,7 +802,7 @@ def test_a_lab_page_does_not_reflow_as_its_panel_comes_in(browser, base_url, pat
         else:
             page.locator(".sd-lab__frame").wait_for(state="attached", timeout=30_000)
             page.locator(".sd-lab__preview").wait_for(state="attached", timeout=30_000)
-        page.evaluate(TWO_FRAMES)
+        page.evaluate(PAINTED)
         shifts = page.evaluate("() => window.__layoutShifts")
         assert sum(shifts) < 0.1, f"{path or 'lesson 1'}: layout shifts {shifts}"
         if layout.get("width"):
@@ -838,9 +844,7 @@ STEP_CHIPS = """() => [...document.querySelectorAll('.sd-lab__steps span')].map(
 def with_a_fake_lab(browser, base_url):
     """(context, LabPage) of lesson 1 whose lab is a blank page of the site's origin, which the
     test makes report (report())."""
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    context.route("**/lab/notebooks/index.html*",
-                  lambda route: route.fulfill(content_type="text/html", body="<!doctype html><title>lab</title>"))
+    context = fake_lab_context(browser)
     return context, LabPage.open(context, base_url)
 
 

@@ -105,6 +105,12 @@ LAB_SNAPSHOT = """async () => {
 }"""
 
 
+# two animation frames, so that what the page holds has been painted (bounded: a page that draws
+# no frames, say one in the background, goes on after 2 s)
+PAINTED = """() => Promise.race([new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+                               new Promise((r) => setTimeout(r, 2000))])"""
+
+
 def wait_until(predicate, timeout: float, step: float = 0.05, what: str = "condition"):
     end = time.time() + timeout
     while time.time() < end:

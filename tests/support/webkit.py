@@ -36,7 +36,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
-from .lab import TIMELINE, LabPage
+from .lab import PAINTED, TIMELINE, LabPage
 from .lab import wait_until as until
 
 DRIVER = shutil.which("WebKitWebDriver") or "/usr/bin/WebKitWebDriver"
@@ -58,11 +58,6 @@ RECORDER = """(() => { if (window.__wk) return;
   if (W) window.Worker = class extends W { constructor(...args) { super(...args);
       this.addEventListener('error', (e) => note('worker: ' + e.message + where(e.filename, e.lineno))); } };
 })();"""
-
-# two animation frames, so that what the page holds has been painted (bounded: a page that draws
-# no frames, say one in the background, is photographed after 2 s)
-PAINTED = """() => Promise.race([new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
-                               new Promise((r) => setTimeout(r, 2000))])"""
 
 # a phone page's iframe in the window: [left, top, right, bottom] in CSS px, and the window's width
 FRAME_BOX = """() => { const r = frameElement.getBoundingClientRect();
