@@ -407,8 +407,10 @@ def test_tab_completes_and_help_prints_in_the_kernel(lesson):
         editing = ("() => !!(document.activeElement && document.activeElement.closest("
                    "'.jp-Cell.jp-mod-active .cm-content'))")
         # a learner clicks into the notebook first: beside a lesson the lab takes the keyboard
-        # only from the learner (specdec-lab.js, point 13)
-        frame.locator(".jp-Cell").last.click()
+        # only from the learner (specdec-lab.js, point 13). A cell on screen: JupyterLab keeps the
+        # cells it has scrolled past in the page, hidden (a busy machine's run left the notebook
+        # scrolled to its top, and the last cell never became clickable)
+        frame.locator(".jp-Cell").filter(visible=True).first.click()
         lab.in_app("""nb.content.activeCellIndex = nb.model.cells.length - 1;
                       return app.commands.execute('notebook:insert-cell-below')
                         .then(() => app.commands.execute('notebook:enter-edit-mode')).then(() => true);""")
