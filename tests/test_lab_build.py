@@ -1059,14 +1059,21 @@ def test_the_kernel_loader_leaves_no_pyproxy_to_the_garbage_collector(lab):
     loader makes the finalizers wait for the GIL, so one dropped with the GIL released frees its
     object once the GIL is back, without an error (without the wait: a NoGilError and the object
     never freed)."""
+    assert kernel_start_under_node(lab, "loader_gil.mjs", "--expose-gc") == {"errors": [], "freed": True}
+
+
+def kernel_start_under_node(lab, script, *node_flags):
+    """tests/support/<script> run by Node.js on the built lab's Pyodide folder with the kernel's
+    packages (it starts Pyodide through the lab's loader, support/loader_start.mjs): what it
+    printed last, as JSON."""
     import shutil
     import subprocess
     packages = build_lab.kernel_settings(lab)["loadPyodideOptions"]["packages"]
-    done = subprocess.run([shutil.which("node"), "--expose-gc", str(ROOT / "tests" / "support" / "loader_gil.mjs"),
+    done = subprocess.run([shutil.which("node"), *node_flags, str(ROOT / "tests" / "support" / script),
                            str(build_lab.pyodide_dir(lab)), json.dumps(packages)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"errors": [], "freed": True}
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.build
@@ -1101,13 +1108,22 @@ def test_the_kernel_starts_without_asking_the_drive_and_a_learners_files_still_i
     for the start's last imports: 6 here; 72 without the loader's change), is not broken by the
     learner's traitlets.py (it is without), and afterwards '' is on sys.path once, first, as
     before, and mine imports."""
-    import shutil
-    import subprocess
-    packages = build_lab.kernel_settings(lab)["loadPyodideOptions"]["packages"]
-    done = subprocess.run([shutil.which("node"), str(ROOT / "tests" / "support" / "kernel_start.mjs"),
-                           str(build_lab.pyodide_dir(lab)), json.dumps(packages)],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    got = json.loads(done.stdout.strip().splitlines()[-1])
+    got = kernel_start_under_node(lab, "kernel_start.mjs")
     assert got["stats"] < 10, got
     assert {k: v for k, v in got.items() if k != "stats"} == {"path0": "", "cwdEntries": 1, "mine": 42, "error": None}
+
+
+@pytest.mark.build
+def test_the_kernel_compiles_shared_libraries_synchronously(lab):
+    """WebKit queues an asynchronous WebAssembly compile behind every tier-up compilation already
+    waiting for its one compiler thread (2-core machine): numpy's first library waited 1.3 s there
+    while Python started. The loader has every library compiled with new WebAssembly.Module, which
+    goes to the head of that queue. Here (Pyodide under Node.js, through the lab's own loader,
+    numpy loaded and used) every compile given bytes is synchronous, at least one per shared
+    library numpy has, numpy works, bytes that are not WebAssembly still fail as CompileError and a
+    module already compiled still instantiates. (Without the loader's change: every library in
+    the asynchronous list.)"""
+    seen = kernel_start_under_node(lab, "loader_libraries.mjs")
+    assert seen["asynchronous"] == []
+    assert seen["libraries"] >= 5 and len(seen["synchronous"]) >= seen["libraries"]
+    assert (seen["sum"], seen["bad"], seen["compiled"]) == (10, "CompileError", True)

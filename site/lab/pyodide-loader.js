@@ -24,6 +24,9 @@
 // later.json filled in below) fetches one the first time Python wants a module or a source line
 // from it: an import nothing else finds, a traceback through the standard library or numpy.
 //
+// Shared libraries (numpy's, matplotlib's) are compiled synchronously in the worker, so that in
+// WebKit they no longer wait behind the optimising of Python's interpreter (below).
+//
 // IPython imports sqlite3 (runtime.toml [kernel] loaded_on_import: not loaded at start) and its
 // terminal's embed (prompt_toolkit) as the kernel starts, and uses neither: site/lab/stand_ins.py
 // (its source filled in below) answers those imports until a cell wants the real module.
@@ -159,6 +162,33 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     WaitingRegistry.knowModule = (m) => { module = m; };
     self.FinalizationRegistry = WaitingRegistry;
   }
+  // A shared library (numpy's, matplotlib's: Pyodide's loadDynlib hands its bytes to
+  // WebAssembly.instantiate) is compiled synchronously, here in the worker, which waits for it
+  // either way. WebKit's JavaScriptCore puts an asynchronous compile on its one queue of
+  // WebAssembly compilations behind every tier-up compilation already waiting there (same
+  // priority, first come first served: Source/JavaScriptCore/wasm/WasmWorklist.cpp), and runs
+  // cores - 1 compiler threads, so one on a 2-core machine, busy optimising Python's interpreter
+  // as Python starts: numpy's first library (52 KB) waited 1.3 s in that queue. A synchronous
+  // compile goes to the head of the queue and waits only for the compilation in progress.
+  // Chromium and Firefox compile these libraries in milliseconds either way. Bytes that do not
+  // compile synchronously go the asynchronous way, which reports the error as it would have.
+  function librariesCompiledAtTheHeadOfTheQueue() {
+    const instantiate = WebAssembly.instantiate;
+    WebAssembly.instantiate = function (source, imports) {
+      if (source instanceof WebAssembly.Module) return instantiate.apply(WebAssembly, arguments);
+      let module;
+      try {
+        module = new WebAssembly.Module(source);
+      } catch (error) {
+        return instantiate.apply(WebAssembly, arguments);
+      }
+      try {
+        return Promise.resolve({ module, instance: new WebAssembly.Instance(module, imports) });
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    };
+  }
   // Once the start's own files are in, the files the first cells fetch next (AFTER_START, filled in
   // below: the project's wheel, then the first figure's, runtime.toml [kernel.loaded_on_use]) are
   // fetched into the HTTP cache while Python finishes starting, so that on a slow link the figure's
@@ -218,6 +248,7 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     if (self.loadPyodide === loadPyodide) throw new Error("pyodide-loader.js: Pyodide's pyodide.js is not in it");
     const packages = (options.packages || []).filter((name) => !NOT_LOADED.includes(name));
     finalizersWaitForTheGil();                         // before Pyodide makes its registry
+    librariesCompiledAtTheHeadOfTheQueue();
     const pyodide = await self.loadPyodide({ ...options, packages: [] });
     if (self.FinalizationRegistry.knowModule) self.FinalizationRegistry.knowModule(pyodide._module);
     runIn(pyodide, IMPORT_FROM_WHEEL, { names: ZIP_IMPORTED });

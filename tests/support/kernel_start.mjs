@@ -1,26 +1,17 @@
-// Start Pyodide through the built lab's kernel loader (pyodide-loader.js) as the kernel's worker
-// does, with the working directory a folder like the lab's drive, then run the kernel's start as
-// jupyterlite-pyodide-kernel 0.6.1 does (piplite's set-up; "import pyodide_kernel", then the chdir
-// to the drive).
+// Start Pyodide through the built lab's kernel loader (loader_start.mjs), with the working
+// directory a folder like the lab's drive, then run the kernel's start as
+// jupyterlite-pyodide-kernel 0.6.1 does (piplite's set-up; "import pyodide_kernel", then the
+// chdir to the drive).
 // The folder holds a learner's file named like a module IPython imports (traitlets.py, which
 // raises) and a module of their own (mine.py). Counts how often the working directory was asked
 // for its mtime (FS.stat) during the start, then imports mine.
 // Prints {"stats": n, "path0": sys.path[0], "cwdEntries": how many '' sys.path holds, "mine": mine.VALUE,
 //         "error": the start's error or null}.
 //     node kernel_start.mjs PYODIDE_DIR '["package", ...]'
-import { createRequire } from "node:module";
-import path from "node:path";
+import { startThroughTheLoader } from "./loader_start.mjs";
 
-const require = createRequire(import.meta.url);
 const [dist, packages] = process.argv.slice(2);
-const indexURL = path.resolve(dist) + "/";
-globalThis.self = globalThis;                   // a worker's globals, as the loader expects
-globalThis.importScripts = (url) => {
-  const exported = require(url);
-  if (exported && exported.loadPyodide) globalThis.loadPyodide = exported.loadPyodide;
-};
-importScripts(indexURL + "pyodide-loader.js");
-const pyodide = await self.loadPyodide({ indexURL, packages: JSON.parse(packages) });
+const pyodide = await startThroughTheLoader(dist, JSON.parse(packages));
 const drive = "/drive";
 pyodide.FS.mkdirTree(drive);
 pyodide.FS.writeFile(drive + "/traitlets.py", "raise ImportError('the learner\\'s traitlets.py')\n");

@@ -1,27 +1,18 @@
-// Start Pyodide through the built lab's kernel loader (pyodide-loader.js) as the kernel's worker
-// does, then let the engine collect garbage while Python has released the GIL, as it has around a
-// blocking call (WebKit runs finalizers then: a file of the lab's drive is read through a
-// synchronous request). A PyProxy the loader left to the garbage collector is freed by a finalizer
-// that needs the GIL, and throws NoGilError. The kernel leaves PyProxies of its own to the
-// collector too: one such proxy (of an object only it keeps alive) is dropped before the GIL is
-// released, and must be freed once Python holds the GIL again, without an error.
+// Start Pyodide through the built lab's kernel loader (loader_start.mjs), then let the engine
+// collect garbage while Python has released the GIL, as it has around a blocking call (WebKit
+// runs finalizers then: a file of the lab's drive is read through a synchronous request).
+// A PyProxy the loader left to the garbage collector is freed by a finalizer that needs the GIL,
+// and throws NoGilError. The kernel leaves PyProxies of its own to the collector too: one such
+// proxy (of an object only it keeps alive) is dropped before the GIL is released, and must be
+// freed once Python holds the GIL again, without an error.
 // Prints {"errors": [uncaught errors], "freed": whether that object was freed}.
 //     node --expose-gc loader_gil.mjs PYODIDE_DIR '["package", ...]'
-import { createRequire } from "node:module";
-import path from "node:path";
+import { startThroughTheLoader } from "./loader_start.mjs";
 
-const require = createRequire(import.meta.url);
 const [dist, packages] = process.argv.slice(2);
-const indexURL = path.resolve(dist) + "/";
 const errors = [];
 process.on("uncaughtException", (e) => errors.push(`${e.name}: ${e.message}`));
-globalThis.self = globalThis;                   // a worker's globals, as the loader expects
-globalThis.importScripts = (url) => {
-  const exported = require(url);
-  if (exported && exported.loadPyodide) globalThis.loadPyodide = exported.loadPyodide;
-};
-importScripts(indexURL + "pyodide-loader.js");
-const pyodide = await self.loadPyodide({ indexURL, packages: JSON.parse(packages) });
+const pyodide = await startThroughTheLoader(dist, JSON.parse(packages));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const globals = pyodide.toPy({});
 pyodide.runPython("import weakref\nclass Left: pass\nleft = Left()\nref = weakref.ref(left)", { globals });
