@@ -200,6 +200,36 @@ def test_phone_lines_and_display_formulas(open_page, path):
 
 # --------------------------------------------------------------------------- toy and quiz
 
+# every heading with a permalink: how far its box reaches below its text, and where the permalink
+# starts (px from the window's left edge)
+HEADINGS = """() => [...document.querySelectorAll('.md-typeset :is(h1, h2, h3, h4)')]
+  .filter((h) => h.querySelector(':scope > .headerlink')).map((h) => {
+    const link = h.querySelector(':scope > .headerlink');
+    const text = document.createRange();
+    text.setStartBefore(h.firstChild);
+    text.setEndBefore(link);
+    const bottom = Math.max(...[...text.getClientRects()].map((r) => r.bottom));
+    return {heading: h.textContent.slice(0, -1), below: Math.round(h.getBoundingClientRect().bottom - bottom),
+            left: Math.round(link.getBoundingClientRect().left)};
+  })"""
+
+
+@pytest.mark.parametrize("width", [1440, 1280, 390])
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_no_heading_has_an_empty_line_under_its_text(open_page, path, width):
+    """A heading's permalink (¶, seen on hover or focus) came after its text as an inline-block,
+    before which a line may break: a heading whose text just filled its line got a second line,
+    empty to the eye (Firefox at 1440 px: the lossless page's title, two of your-gpu's steps; at
+    1280 px lesson 1's section 5). It hangs left of the heading now: no heading reaches more than
+    a few pixels below its text, every permalink is inside the window (a phone's margin too) and
+    the page is no wider than the window."""
+    page = open_page(path, width=width, height=900 if width > 500 else 844)
+    wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20, what="fonts loaded")
+    headings = page.evaluate(HEADINGS)
+    assert headings and [h for h in headings if h["below"] > 8 or h["left"] < 0] == []
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+
+
 def test_toy_answers_clicks(open_page):
     page = open_page("", seed=7)
     mounted(page)
