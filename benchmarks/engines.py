@@ -1,6 +1,6 @@
 """Each lab page's first live output and Run all in Chromium, Firefox and WebKit, in one run.
 
-    python benchmarks/engines.py [--runs 2] [--pages lesson1,lossless,your-gpu]
+    python benchmarks/engines.py [--runs 2] [--pages lesson1,lossless,your-gpu] [--variant NAME=SITE ...]
 
 One build of the whole site, served by site/serve.py's server (what `make serve` runs: gzip, cache
 headers; tests/support/webkit.py's serve_recorded, which also puts the WebKit driver's small recorder
@@ -19,12 +19,20 @@ nearer figure for a learner's device; and the part in its WebAssembly compiler t
 the same page's WebAssembly.compile of pyodide.asm.wasm (compileStreaming from the server, and
 compile of the bytes already fetched) in each engine. A WebKit visit whose page crashed or hung
 (JavaScriptCore's worker thread segfaulted twice in 2026-12-03's runs, during Run all) is counted,
-said and left out of the medians; the run goes on. Prints, asserts nothing. The machine may be
-shared: compare within one run.
+said and left out of the medians; the run goes on. Before the runs, each engine visits the first
+page once, not counted (the first visit of a run was always the slowest). Prints, asserts
+nothing. The machine may be shared: compare within one run.
+
+--variant NAME=SITE (repeatable) measures another built site folder beside it, as it is (no
+instrumentation: webkit_probe.py's timing loader itself loads pyodide.js and pyodide.asm.js, so it
+cannot see a change in how they are loaded), each engine's visits of the builds interleaved, the
+order turned around every other run; its rows say NAME, its ratios are against Chromium's on the
+same build.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -82,6 +90,11 @@ def segfaults() -> int:
     return log.count("segfault")
 
 
+def label(engine: str, build: str) -> str:
+    """A table row's engine column: 'WebKit', or 'WebKit old' for a --variant named old."""
+    return f"{(engine + ' ' + build).strip():14}"
+
+
 def visit(lab, sampler: CpuSampler) -> dict:
     lab.run_all(early=True)
     out = {"kernel": lab.wait_for("kernelReady", timeout=300), "output": lab.first_output(timeout=300)}
@@ -98,22 +111,33 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--pages", default=",".join(PAGES))
+    parser.add_argument("--variant", action="append", default=[],
+                        help="NAME=SITE_FOLDER: another built site, measured alongside as it is")
     args = parser.parse_args(argv)
     pages = args.pages.split(",")
     engines = ("Chromium", "Firefox", "WebKit")
-    seen = {(e, p): [] for p in pages for e in engines}
+    variants = [v.split("=", 1) for v in args.variant]
+    for name, folder in variants:
+        if not name or not (Path(folder) / "lab" / "jupyter-lite.json").is_file():
+            raise SystemExit(f"--variant {name}={folder}: not NAME=a built site folder (no lab/jupyter-lite.json)")
+    builds = [""] + [name for name, _ in variants]
+    seen = {(e, p, b): [] for p in pages for e in engines for b in builds}
     lost = []          # WebKit visits whose page crashed or hung (WebDriver lost the session)
     compiled = {}
     with tempfile.TemporaryDirectory(prefix="specdec-engines-") as tmp:
         (Path(tmp) / "site").mkdir()
-        with serve_recorded(Path(tmp) / "site") as (base, server):
+        with serve_recorded(Path(tmp) / "site") as (base, server), contextlib.ExitStack() as stack:
             site = build_site(Path(tmp), site_url=base)
+            served = {"": (base, server)}
+            for name, folder in variants:
+                served[name] = stack.enter_context(serve_recorded(Path(folder)))
             wasm = base + str(next(site.glob("lab/static/pyodide-*/pyodide.asm.wasm")).relative_to(site))
             with chromium() as chrome, firefox() as fox, xvfb() as display:
                 log = Path(tmp) / "webkit-driver.log"
                 sampler = CpuSampler(os.getpid())      # every process started here, and their threads
 
-                def one(engine, path):
+                def one(engine, path, build):
+                    base, server = served[build]
                     if engine == "Chromium":
                         lab = LabPage.open(chrome, base + path)
                         try:
@@ -134,21 +158,35 @@ def main(argv=None) -> int:
                     finally:
                         browser.close()
 
+                # one visit per engine and build before the runs, not counted: the first visit of
+                # a run was the slowest in all of 2026-12-03's eight runs (Chromium's on lesson 1:
+                # notebook shown 4.6-7.1 s against 2.6-4.1 s in the later runs; CPU 13-21 s
+                # against 9-13), and with --runs 2 its median is the mean of the two
+                for engine, build in [(e, b) for e in engines for b in builds]:
+                    try:
+                        result, _ = one(engine, PAGES[pages[0]], build)
+                        print(f"warm-up: {pages[0]:9} {label(engine, build)} output {result['output']:5.1f}"
+                              " (not counted)", file=sys.stderr)
+                    except RuntimeError as error:
+                        if engine != "WebKit":
+                            raise
+                        print(f"warm-up: {pages[0]} WebKit {build}: {error}", file=sys.stderr)
                 crashes_before = segfaults()
                 for run in range(args.runs):
                     for page in pages:
-                        for engine in engines:
+                        order = builds if run % 2 == 0 else builds[::-1]
+                        for engine, build in [(e, b) for e in engines for b in order]:
                             try:
-                                result, _ = one(engine, PAGES[page])
+                                result, _ = one(engine, PAGES[page], build)
                             except RuntimeError as error:     # WebDriver's answer: the page is gone
                                 if engine != "WebKit":
                                     raise
                                 said = str(error).strip().splitlines()[-1][-160:]
-                                lost.append(f"run {run + 1}: {page} WebKit: {said}")
+                                lost.append(f"run {run + 1}: {page} WebKit {build}: {said}")
                                 print(lost[-1], file=sys.stderr)
                                 continue
-                            seen[(engine, page)].append(result)
-                            print(f"run {run + 1}: {page:9} {engine:8} "
+                            seen[(engine, page, build)].append(result)
+                            print(f"run {run + 1}: {page:9} {(engine + ' ' + build).strip():12} "
                                   + "  ".join(f"{k} {result[k]:5.1f}" for k in KEYS + CPU_KEYS), file=sys.stderr)
                 # where the time goes: compiling Pyodide's 8 MB of WebAssembly, per engine
                 page = chrome.new_page()
@@ -168,35 +206,36 @@ def main(argv=None) -> int:
                 crashes_after = segfaults()
     print(f"\nseconds from opening the page (median of {args.runs}; Run all pressed at once; "
           "ratio: first output / Chromium's)")
-    print(f"{'page':10}{'engine':10}" + "".join(f"{k:>9}" for k in KEYS) + f"{'ratio':>8}{'all ratio':>10}")
-    for page in pages:
-        base_output = statistics.median(r["output"] for r in seen[("Chromium", page)])
-        base_all = statistics.median(r["all"] for r in seen[("Chromium", page)])
-        for engine in engines:
-            if not seen[(engine, page)]:
-                print(f"{page:10}{engine:10}  every visit lost")
-                continue
-            m = {k: statistics.median(r[k] for r in seen[(engine, page)]) for k in KEYS}
-            print(f"{page:10}{engine:10}" + "".join(f"{m[k]:9.1f}" for k in KEYS)
-                  + f"{m['output'] / base_output:8.2f}{m['all'] / base_all:10.2f}")
+    rows = [(page, engine, build) for page in pages for build in builds for engine in engines]
+    print(f"{'page':10}{'engine':14}" + "".join(f"{k:>9}" for k in KEYS) + f"{'ratio':>8}{'all ratio':>10}")
+    for page, engine, build in rows:
+        got, chromium_got = seen[(engine, page, build)], seen[("Chromium", page, build)]
+        if not got:
+            print(f"{page:10}{label(engine, build)}  every visit lost")
+            continue
+        m = {k: statistics.median(r[k] for r in got) for k in KEYS}
+        base_output = statistics.median(r["output"] for r in chromium_got)
+        base_all = statistics.median(r["all"] for r in chromium_got)
+        print(f"{page:10}{label(engine, build)}" + "".join(f"{m[k]:9.1f}" for k in KEYS)
+              + f"{m['output'] / base_output:8.2f}{m['all'] / base_all:10.2f}")
     print(f"\nCPU seconds of the browsers from opening the page until the first output (median of {args.runs}; "
           "WebKit: also without Mesa's llvmpipe threads, its software compositing under Xvfb; wasm-jit: "
           "the part of WebKit's in its WebAssembly compiler threads, one on a 2-core machine, which "
           "Python and each library it loads wait for)")
-    print(f"{'page':10}{'engine':10}{'cpu':>8}{'ratio':>8}{'llvmpipe':>10}{'cpu-llvm':>10}{'ratio':>8}{'wasm-jit':>10}")
-    for page in pages:
-        base_cpu = statistics.median(r["cpu"] for r in seen[("Chromium", page)])
-        for engine in engines:
-            if not seen[(engine, page)]:
-                continue
-            cpu = statistics.median(r["cpu"] for r in seen[(engine, page)])
-            llvm = statistics.median(r["llvmpipe"] for r in seen[(engine, page)])
-            rest = statistics.median(r["cpu"] - r["llvmpipe"] for r in seen[(engine, page)])
-            jit = statistics.median(r["wasmjit"] for r in seen[(engine, page)])
-            print(f"{page:10}{engine:10}{cpu:8.1f}{cpu / base_cpu:8.2f}{llvm:10.1f}{rest:10.1f}{rest / base_cpu:8.2f}"
-                  + (f"{jit:10.1f}" if engine == "WebKit" else f"{'-':>10}"))
+    print(f"{'page':10}{'engine':14}{'cpu':>8}{'ratio':>8}{'llvmpipe':>10}{'cpu-llvm':>10}{'ratio':>8}{'wasm-jit':>10}")
+    for page, engine, build in rows:
+        got = seen[(engine, page, build)]
+        if not got:
+            continue
+        base_cpu = statistics.median(r["cpu"] for r in seen[("Chromium", page, build)])
+        cpu = statistics.median(r["cpu"] for r in got)
+        llvm = statistics.median(r["llvmpipe"] for r in got)
+        rest = statistics.median(r["cpu"] - r["llvmpipe"] for r in got)
+        jit = statistics.median(r["wasmjit"] for r in got)
+        print(f"{page:10}{label(engine, build)}{cpu:8.1f}{cpu / base_cpu:8.2f}{llvm:10.1f}{rest:10.1f}{rest / base_cpu:8.2f}"
+              + (f"{jit:10.1f}" if engine == "WebKit" else f"{'-':>10}"))
     if lost:
-        print(f"\nWebKit visits lost ({len(lost)} of {args.runs * len(pages)}; left out of the medians above; "
+        print(f"\nWebKit visits lost ({len(lost)} of {args.runs * len(pages) * len(builds)}; left out of the medians above; "
               f"segfaults in the kernel's log during the run: {crashes_after - crashes_before}):")
         for line in lost:
             print("  " + line)
