@@ -158,10 +158,10 @@ def main(argv=None) -> int:
                     finally:
                         browser.close()
 
-                # one visit per engine and build before the runs, not counted: the first visit of
-                # a run was the slowest in all of 2026-12-03's eight runs (Chromium's on lesson 1:
-                # notebook shown 4.6-7.1 s against 2.6-4.1 s in the later runs; CPU 13-21 s
-                # against 9-13), and with --runs 2 its median is the mean of the two
+                # one visit per engine and build before the runs, not counted: in each of
+                # 2026-12-03's seven runs the run's first visit (Chromium's, lesson 1) was that
+                # page's slowest in the run (notebook shown 3.9-7.1 s against 2.6-4.8 s in later
+                # runs; CPU 13-21 s against 9-14); with --runs 2 the median is the mean of two
                 for engine, build in [(e, b) for e in engines for b in builds]:
                     try:
                         result, _ = one(engine, PAGES[pages[0]], build)
