@@ -170,8 +170,9 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
   // cores - 1 compiler threads, so one on a 2-core machine, busy optimising Python's interpreter
   // as Python starts: numpy's first library (52 KB) waited 1.3 s in that queue. A synchronous
   // compile goes to the head of the queue and waits only for the compilation in progress
-  // (Chromium's first output came sooner too: README). Bytes that do not compile synchronously
-  // go the asynchronous way, which reports the error as it would have.
+  // (how much of that reaches the first output is within the noise of this machine: README).
+  // Bytes that do not compile synchronously go the asynchronous way, which reports the error as
+  // it would have.
   function librariesCompiledAtTheHeadOfTheQueue() {
     const instantiate = WebAssembly.instantiate;
     WebAssembly.instantiate = function (source, imports) {
