@@ -186,7 +186,7 @@ def main(argv=None) -> int:
                                 print(lost[-1], file=sys.stderr)
                                 continue
                             seen[(engine, page, build)].append(result)
-                            print(f"run {run + 1}: {page:9} {(engine + ' ' + build).strip():12} "
+                            print(f"run {run + 1}: {page:9} {label(engine, build)} "
                                   + "  ".join(f"{k} {result[k]:5.1f}" for k in KEYS + CPU_KEYS), file=sys.stderr)
                 # where the time goes: compiling Pyodide's 8 MB of WebAssembly, per engine
                 page = chrome.new_page()
