@@ -130,13 +130,18 @@ def test_stored_outputs_show_before_python_is_ready(lesson):
     assert len(figures) >= 3      # (the fixture waited for the first to be drawn on screen)
 
 
-def fonts_drawing(page, selector: str) -> list[str]:
+def fonts_drawing(page, selector: str, in_frame: bool = True) -> list[str]:
     """The font families Chromium really drew an element's text with (DevTools protocol), for an
-    element inside the page's iframe."""
+    element inside the page's iframe (or, in_frame=False, the page's own)."""
     cdp = page.context.new_cdp_session(page)
     cdp.send("DOM.enable")
     cdp.send("CSS.enable")
     root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
+    if not in_frame:
+        node = cdp.send("DOM.querySelector", {"nodeId": root["nodeId"], "selector": selector})["nodeId"]
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        cdp.detach()
+        return [f["familyName"] for f in fonts]
     def find(node):
         if node.get("nodeName") == "IFRAME" and node.get("contentDocument"):
             return node["contentDocument"]
@@ -158,6 +163,25 @@ def test_the_notebooks_chinese_is_drawn_in_the_traditional_chinese_font(lesson):
     assert lab.page.evaluate("document.documentElement.lang") == "zh-TW"
     cjk = [f for f in fonts_drawing(lab.page, ".jp-Notebook .jp-RenderedMarkdown p") if "CJK" in f]
     assert cjk == ["Noto Sans CJK TC"]
+
+
+def test_one_font_draws_latin_and_chinese_where_it_is_installed(lesson):
+    """Where Noto Sans CJK TC is installed (here, as on Debian), it draws a paragraph's Latin letters
+    and digits as well as its Chinese, in the lesson and in the lab's notebook: the text's font stack
+    starts with it (site/assets/course.css, site/lab/specdec-lab.js), so WebKitGTK looks up no other
+    family first and sends no Chinese run on from a Latin-only font (lesson 1's first layout about a
+    second shorter there: README). Chromium reports the fonts it really drew with."""
+    lab, _, _ = lesson
+    mark = """(selector) => { const p = [...document.querySelectorAll(selector)]
+        .find((p) => /[A-Za-z0-9]/.test(p.textContent) && /[\u4e00-\u9fff]/.test(p.textContent));
+      if (p) p.dataset.fontProbe = '';
+      return p ? p.textContent.slice(0, 40) : null; }"""
+    assert lab.page.evaluate(mark, ".md-content p"), "a lesson paragraph with Latin and Chinese"
+    assert lab.frame().evaluate(mark, ".jp-RenderedMarkdown p"), "a notebook paragraph with both"
+    drawn = {"lesson": fonts_drawing(lab.page, "[data-font-probe]", in_frame=False),
+             "notebook": fonts_drawing(lab.page, "[data-font-probe]")}
+    assert {side: set(families) for side, families in drawn.items()} == {
+        "lesson": {"Noto Sans CJK TC"}, "notebook": {"Noto Sans CJK TC"}}
 
 
 # each stored printed line, drawn in the live lab's page as JupyterLab draws a stream output, 240

@@ -363,6 +363,13 @@
   // needed: about 2 CPU s, and the first output about a tenth later (benchmarks/webkit_probe.py
   // --ab). Chromium and WebKit take ::-webkit-scrollbar; Firefox keeps its own. The thumb has the
   // theme's secondary text colour (light and dark).
+  // 17. Where Noto Sans CJK TC is installed (Linux), it draws the notebook's text, Latin too, as in
+  // the lesson (site/assets/course.css says why: WebKitGTK looks up every family before the one that
+  // draws); elsewhere JupyterLab's own stack, which follows it. (The theme settings' "overrides"
+  // are read from the learner's own settings only, not from overrides.json.) html:root outranks
+  // the theme's :root, which loads later.
+  const FONTS = "'Noto Sans CJK TC', system-ui, -apple-system, blinkmacsystemfont, 'Segoe UI', helvetica,"
+    + " arial, sans-serif, 'Apple Color Emoji', 'Segoe UI Emoji', 'Segoe UI Symbol'";
   const style = document.createElement('style');
   style.textContent = '.jp-NotebookTrustedStatus, .jp-NotebookKernelStatus { display: none; }\n'
     + 'body .jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; }\n'
@@ -370,7 +377,8 @@
     + '::-webkit-scrollbar-track, ::-webkit-scrollbar-corner { background: transparent; }\n'
     + '::-webkit-scrollbar-thumb { background: var(--jp-ui-font-color2, #757575); border: 2px solid transparent;'
     + ' background-clip: content-box; border-radius: 5px; }'
-    + (window.frameElement ? '\nbody .jp-KernelStatus-spinner, body .jp-SpinnerContent { animation: none; }' : '');
+    + (window.frameElement ? '\nbody .jp-KernelStatus-spinner, body .jp-SpinnerContent { animation: none; }' : '')
+    + `\nhtml:root { --jp-ui-font-family: ${FONTS}; --jp-content-font-family: ${FONTS}; }`;
   document.head.append(style);
 
   // 9. The lab keeps its contents in memory (jupyter-lite.json): a notebook left for another page
