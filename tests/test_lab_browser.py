@@ -137,11 +137,6 @@ def fonts_drawing(page, selector: str, in_frame: bool = True) -> list[str]:
     cdp.send("DOM.enable")
     cdp.send("CSS.enable")
     root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
-    if not in_frame:
-        node = cdp.send("DOM.querySelector", {"nodeId": root["nodeId"], "selector": selector})["nodeId"]
-        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
-        cdp.detach()
-        return [f["familyName"] for f in fonts]
     def find(node):
         if node.get("nodeName") == "IFRAME" and node.get("contentDocument"):
             return node["contentDocument"]
@@ -149,8 +144,8 @@ def fonts_drawing(page, selector: str, in_frame: bool = True) -> list[str]:
             found = find(child)
             if found:
                 return found
-    inner = find(root)
-    node = cdp.send("DOM.querySelector", {"nodeId": inner["nodeId"], "selector": selector})["nodeId"]
+    document = find(root) if in_frame else root
+    node = cdp.send("DOM.querySelector", {"nodeId": document["nodeId"], "selector": selector})["nodeId"]
     fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
     cdp.detach()
     return [f["familyName"] for f in fonts]
