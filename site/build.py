@@ -60,11 +60,24 @@ def folder_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
+def cache_note(before: list[str], after: str) -> str | None:
+    """What a rebuild means for learners' caches: the Pyodide folder's name is a hash of what it
+    holds, and browsers keep it for good, so a new name makes every learner who opened the lab
+    fetch Python's start again (README, 教室)."""
+    if not before:
+        return None
+    if before == [after]:
+        return f"  Pyodide 資料夾與上次組建相同（{after}）：學生瀏覽器裡快取的 Python 照樣能用"
+    return (f"  Pyodide 資料夾換了名字（{'、'.join(before)} → {after}）：打開過實驗場的學生要重新下載"
+            "（README「教室」一節）")
+
+
 def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "notebooks",
           build_dir: Path = BUILD) -> Path:
     """Build into build_dir (the lab in build_dir/lab, the site in build_dir/site); return the site."""
     t0 = time.time()
     site = build_dir / "site"
+    before = [p.name for p in (site / "lab" / "static").glob("pyodide-*")]
     if lab:
         build_lab(build_dir, notebooks)
     if lessons:
@@ -76,6 +89,9 @@ def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "note
     pyodide = folder_bytes(pyodide_dir(site / "lab")) / 1e6
     print(f"{site}：{total:.1f} MB（其中 Pyodide {pyodide:.1f} MB），{time.time() - t0:.1f} 秒",
           file=sys.stderr)
+    note = cache_note(before, pyodide_dir(site / "lab").name)
+    if note:
+        print(note, file=sys.stderr)
     if lessons:
         url = os.environ.get("SPECDEC_SITE_URL")
         print(f"  課文頁組建給 {url}" if url else

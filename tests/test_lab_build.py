@@ -15,7 +15,10 @@ import hashlib
 import importlib
 import io
 import json
+import os
 import re
+import shutil
+import subprocess
 import sys
 import tarfile
 import zipfile
@@ -375,6 +378,26 @@ def official_npm_files() -> dict[str, bytes]:
     with tarfile.open(tarball) as tar:
         return {m.name.removeprefix("package/"): tar.extractfile(m).read()
                 for m in tar.getmembers() if m.isfile()}
+
+
+@pytest.mark.build
+def test_a_readme_edit_leaves_the_projects_wheel_as_it_was(tmp_path):
+    """The lab serves specdec_lab's wheel from the Pyodide folder, whose name is a hash of what it
+    holds (browsers cache it for good): the wheel, built by build_lab.project_wheel's command, must
+    not change with the repository's README, or every README edit would send every learner the
+    whole of Python's start again."""
+    wheels = []
+    for n, readme in enumerate([(ROOT / "README.md").read_text(encoding="utf-8"), "# edited\n"]):
+        copy_ = tmp_path / f"copy{n}"
+        shutil.copytree(ROOT / "src", copy_ / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        shutil.copy(ROOT / "pyproject.toml", copy_)
+        (copy_ / "README.md").write_text(readme, encoding="utf-8")
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(copy_),
+                        "-w", str(copy_ / "dist")], check=True,
+                       env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"})
+        (wheel,) = (copy_ / "dist").glob("specdec_lab-*.whl")
+        wheels.append(wheel.read_bytes())
+    assert wheels[0] == wheels[1], "the wheel changes with README.md (its METADATA carries it?)"
 
 
 @pytest.mark.build
