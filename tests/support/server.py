@@ -26,6 +26,16 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 LOCAL_HOSTS = {"127.0.0.1"}
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    """A threaded test server that says nothing when a browser stops reading (a download aborted
+    as the page moved on): the standard library prints a traceback for each."""
+    daemon_threads = True
+
+    def handle_error(self, request, address):
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, address)
+
+
 @contextlib.contextmanager
 def serve_site(root: Path, cache_hashed: bool = True, compress: bool = True):
     """site/serve.py's server (what `make serve` runs, without live reload) for `root` on a free
@@ -66,9 +76,7 @@ def serve_plain(root: Path, port: int = 0, missing_page: str | None = None):
         def log_message(self, format, *args):      # quiet, like the tests' other server
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port),
-                                             functools.partial(Handler, directory=str(root)))
-    server.daemon_threads = True
+    server = QuietServer(("127.0.0.1", port), functools.partial(Handler, directory=str(root)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -38,6 +38,7 @@ from urllib.parse import quote
 
 from .lab import PAINTED, TIMELINE, LabPage
 from .lab import wait_until as until
+from .server import QuietServer
 
 DRIVER = shutil.which("WebKitWebDriver") or "/usr/bin/WebKitWebDriver"
 MINIBROWSER = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
@@ -122,12 +123,7 @@ def serve_recorded(root: Path, **options):
 
     for key, value in options.items():
         setattr(Handler, key, value)
-    import http.server
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: Handler(*a, directory=str(root)))
-    server.daemon_threads = True
-    quiet = (BrokenPipeError, ConnectionResetError)        # a browser that stopped reading
-    server.handle_error = lambda request, address: None if isinstance(sys.exc_info()[1], quiet) else \
-        http.server.ThreadingHTTPServer.handle_error(server, request, address)
+    server = QuietServer(("127.0.0.1", 0), lambda *a: Handler(*a, directory=str(root)))
     server.init = state["init"]
     server.lab_init = state["lab_init"]          # (scripts for the lab's own pages: benchmarks)
     threading.Thread(target=server.serve_forever, daemon=True).start()
