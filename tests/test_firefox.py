@@ -20,7 +20,7 @@ from specdec_lab import expected_tokens
 from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
 from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, MALFORMED_MATH,
-                               SCROLL_HINTS_SETTLED, TABLE_HINTS_SETTLED, WIDE_TABLES,
+                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, TABLE_HINTS_SETTLED, WIDE_TABLES,
                                check_display_formulas, check_wide_tables)
 from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
                                 press_keys_through_the_start, stream_texts_of)
@@ -166,6 +166,7 @@ def test_phone_lines_and_display_formulas(open_page, path):
     # every formula whole in the page (Firefox's "Invalid markup" reports are kept apart from script
     # errors: tests/support/firefox.mjs)
     assert page.evaluate(MALFORMED_MATH) == []
+    assert page.evaluate(SEARCH_TEXT_DRAWN)["drawn"] == []     # (the search index's line of text)
     problems = page.evaluate(LINE_START_PROBLEMS)
     assert problems == [], f"a line starts with a closing mark (or ends with an opening one): {problems}"
     try:                                # a11y.js marks the formulas a frame after the fonts

@@ -17,7 +17,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from specdec_lab import expected_tokens
 from support.axe import run_axe
-from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS,
+from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, SEARCH_TEXT_DRAWN,
                                SCROLL_HINTS_SETTLED, TABLE_HINTS_SETTLED, WIDE_TABLES,
                                check_display_formulas, check_wide_tables)
 from support.server import chromium, open_page, serve_site
@@ -126,6 +126,8 @@ def test_formulas_render_as_mathml(open_lesson):
     assert box["height"] > 30        # a fraction: two lines stacked, laid out by the MathML engine
     fraction = page.locator(".sd-math mfrac").first.bounding_box()
     assert fraction["height"] > 25
+    search_text = page.evaluate(SEARCH_TEXT_DRAWN)    # (the index's line of text, never drawn)
+    assert search_text["searchable"] >= 5 and search_text["drawn"] == [], search_text
     shot(page, "formula", page.locator(".sd-math").first)
 
 
@@ -742,7 +744,8 @@ GROW = """(selector) => {
   const box = [...document.querySelectorAll(selector)].find((b) => b.getClientRects().length
       && b.scrollWidth <= b.clientWidth && !b.hasAttribute('data-sd-more'));
   box.setAttribute('data-sd-grown', '');
-  const row = box.querySelector('math > *');           // laid out wider, no window resize
+  const math = box.querySelector('math');               // laid out wider, no window resize:
+  const row = math && (math.querySelector(':scope > semantics > :first-child') || math.firstElementChild);
   for (let i = 0; row && i < 40; i++) {
     const mi = document.createElementNS(row.namespaceURI, 'mi');
     mi.textContent = 'x';

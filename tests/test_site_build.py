@@ -65,6 +65,15 @@ def test_inline_formulas_and_code_are_kept_with_the_marks_after_them(built, name
         assert len(html_module.unescape(text)) <= 16, run
 
 
+def test_the_search_index_reads_formulas_with_their_superscripts(built):
+    """A formula's text in the index is its line (site/hooks/tex_mathml.py, searchable), not the
+    run of its symbols: α<sup>2</sup>, never "α2", which the search results showed."""
+    site, _ = built
+    text = " ".join(doc["text"] for doc in json.loads(page(site, "search/search_index.json"))["docs"])
+    assert "α,α<sup>2</sup>,α<sup>3</sup>" in text and "α,α2,α3" not in text
+    assert "公式\u200b 1+∑<sub>i</sub>∏<sub>j≤i</sub>α<sub>j</sub>。" in text    # nothing of the drawn part
+
+
 def test_the_search_index_does_not_see_the_wrapping(built):
     site, _ = built
     raw = page(site, "search/search_index.json")

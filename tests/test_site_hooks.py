@@ -10,7 +10,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site" / "hooks"))
 
-from tex_mathml import MathError, tex_to_mathml, tex_to_mathml_html, wrong_child_counts  # noqa: E402
+from tex_mathml import (MathError, linear_text, tex_to_mathml, tex_to_mathml_html,  # noqa: E402
+                        wrong_child_counts)
 from toy_fallback import example_round, fill_toys  # noqa: E402
 from notebook_preview import preview_html, preview_name  # noqa: E402
 from punctuation import keep_with_punctuation  # noqa: E402
@@ -25,6 +26,25 @@ def test_arithmatex_output_becomes_mathml():
     assert 'display="inline"' in html and 'display="block"' in html
     assert "<mfrac>" in html and ("&lt;" in html or "&#x0003C;" in html)
     assert '<div class="sd-math">' in html
+
+
+@pytest.mark.parametrize("tex, text", [
+    (r"\alpha,\alpha^2,\alpha^3,\dots", "α,α<sup>2</sup>,α<sup>3</sup>,…"),
+    (r"1+\sum_i \prod_{j\le i}\alpha_j", "1+∑<sub>i</sub>∏<sub>j≤i</sub>α<sub>j</sub>"),
+    (r"\frac{1-\alpha^{K+1}}{1-\alpha}", "(1−α<sup>K+1</sup>)/(1−α)"),
+    (r"\hat{p}(x) < \sqrt{x}", "p\u0302(x)&lt;√x"),
+    (r"\sum_{i=1}^{K} x_i^2", "∑<sub>i=1</sub><sup>K</sup>x<sub>i</sub><sup>2</sup>"),
+])
+def test_a_formula_reads_in_one_line_for_the_search_index(tex, text):
+    assert linear_text(tex_to_mathml(tex, display=False)) == text
+
+
+def test_a_pages_formula_keeps_its_drawing_and_gives_the_index_its_line():
+    html = tex_to_mathml_html('<span class="arithmatex">\\(\\alpha^2\\)</span>', for_search=True)
+    drawn, _, note = html.partition('<annotation-xml encoding="text/html">')
+    assert '<semantics><mpadded data-search-exclude="">' in drawn and "<msup>" in drawn
+    assert note.startswith("α<sup>2</sup></annotation-xml></semantics></math>")
+    assert "semantics" not in tex_to_mathml_html('<span class="arithmatex">\\(x\\)</span>')  # previews
 
 
 def test_operator_names_are_identifiers_and_spaces_are_lengths():

@@ -21,6 +21,7 @@ import pytest
 
 from specdec_lab import expected_tokens
 from support.axe import axe_script
+from support.cjk_lines import SEARCH_TEXT_DRAWN
 from support.lab import TIMELINE, wait_until
 from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, LOOPING_AND_METER,
                                 STREAM_TEXTS, broken_images, stream_texts_of)
@@ -148,6 +149,21 @@ PAGE_SCROLLERS = """() => {
   }
   return out;
 }"""
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_formulas_draw_the_formula_not_its_search_text(open_page, path):
+    """Each formula also holds a line of text for the search index (site/hooks/tex_mathml.py,
+    searchable), in an <annotation-xml> WebKit must not draw; nor may it draw a formula narrower
+    than the text beside it (its first child is what is drawn)."""
+    page = open_page(path)
+    got = page.evaluate(SEARCH_TEXT_DRAWN)
+    assert got["drawn"] == [], got
+    if got["searchable"]:
+        narrow = page.evaluate("""() => [...document.querySelectorAll('.md-typeset math')]
+            .filter((m) => m.parentElement.checkVisibility() && m.getBoundingClientRect().width < 4)
+            .map((m) => m.outerHTML.slice(0, 120))""")
+        assert narrow == [], f"formulas not drawn: {narrow}"
 
 
 def test_lesson_scrollbars_take_room_instead_of_fading_over_the_text(open_page):

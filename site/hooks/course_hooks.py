@@ -122,7 +122,7 @@ def on_page_content(html, page, config, files):
         html = html.replace(slot, quiz_html)
     html = fill_toys(html)
     try:
-        html = tex_to_mathml_html(html)
+        html = tex_to_mathml_html(html, for_search=True)
     except MathError as error:
         raise PluginError(f"{_display_path(page, config)}:{_math_line(page, str(error))}: {error}") \
             from None

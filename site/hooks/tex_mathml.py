@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import re
 from html.parser import HTMLParser
+from xml.etree import ElementTree
 
 from latex2mathml.converter import convert
 
@@ -93,12 +94,75 @@ def tex_to_mathml(tex: str, display: bool) -> str:
     return mathml
 
 
-def tex_to_mathml_html(page_html: str) -> str:
-    """Replace every arithmatex span/div in rendered HTML with MathML."""
+# how a formula reads in one line of text, for the search index (linear_text)
+ACCENTS = {"^": "\u0302", "~": "\u0303", "\u02dc": "\u0303", "\u00af": "\u0304", "\u203e": "\u0304",
+           "\u02d9": "\u0307", ".": "\u0307", "\u2192": "\u20d7"}
+SCRIPTS = {"msub": ("sub",), "msup": ("sup",), "msubsup": ("sub", "sup"),
+           "munder": ("sub",), "mover": ("sup",), "munderover": ("sub", "sup")}
+
+
+def linear_text(mathml: str) -> str:
+    """A formula in one line of HTML: its symbols in order, scripts as <sub>/<sup> (the tags the
+    search index keeps), a fraction as (a)/(b), an accent as a combining mark: α<sup>2</sup>,
+    1+∑<sub>i</sub>∏<sub>j≤i</sub>α<sub>j</sub>, (1−α<sup>K+1</sup>)/(1−α), p̂."""
+    def plain(part: str) -> str:
+        return re.sub(r"<[^>]*>", "", part)
+
+    def grouped(part: str) -> str:
+        return part if len(plain(part)) <= 1 else f"({part})"
+
+    def walk(el) -> str:
+        tag = el.tag.rpartition("}")[2]
+        kids = list(el)
+        if tag in ("mi", "mn", "mo", "mtext", "ms"):
+            return html.escape(el.text or "", quote=False)
+        if tag == "mspace":
+            return " "
+        if tag == "mphantom":
+            return ""
+        if tag in SCRIPTS and len(kids) == len(SCRIPTS[tag]) + 1:
+            base, *scripts = [walk(kid) for kid in kids]
+            if tag == "mover" and plain(scripts[0]) in ACCENTS:
+                return base + ACCENTS[plain(scripts[0])]
+            return base + "".join(f"<{t}>{s}</{t}>" for t, s in zip(SCRIPTS[tag], scripts))
+        if tag == "mfrac" and len(kids) == 2:
+            return "/".join(grouped(walk(kid)) for kid in kids)
+        if tag == "msqrt":
+            return "\u221a" + grouped("".join(walk(kid) for kid in kids))
+        if tag == "mroot" and len(kids) == 2:
+            return f"<sup>{walk(kids[1])}</sup>\u221a" + grouped(walk(kids[0]))
+        if tag == "mtable":
+            return "; ".join(" ".join(walk(cell) for cell in row) for row in kids)
+        return "".join(walk(kid) for kid in kids)
+
+    return walk(ElementTree.fromstring(mathml))
+
+
+def searchable(mathml: str) -> str:
+    """The formula as drawn, plus linear_text for Material's search index: a <semantics> whose
+    first child (the one browsers draw) the index skips (data-search-exclude) and whose
+    annotation-xml (never drawn: MathML Core's user-agent style hides it) it reads. The index then
+    shows α<sup>2</sup> where it showed "α2" (the text of <msup><mi>α</mi><mn>2</mn></msup>)."""
+    head, _, rest = mathml.partition(">")
+    body = rest.removesuffix("</math>")
+    # The index's parser ends a skip at the first end tag with the skipped element's name, so the
+    # drawn part goes in an element that nothing inside it repeats (an <mpadded> with no attributes
+    # lays out as an <mrow>); a formula that has one of its own keeps its flat text.
+    if "<mpadded" in body:
+        return mathml
+    return (f'{head}><semantics><mpadded data-search-exclude="">{body}</mpadded>'
+            f'<annotation-xml encoding="text/html">{linear_text(mathml)}</annotation-xml>'
+            "</semantics></math>")
+
+
+def tex_to_mathml_html(page_html: str, for_search: bool = False) -> str:
+    """Replace every arithmatex span/div in rendered HTML with MathML (for_search: searchable)."""
     def replace(match: re.Match) -> str:
         display = match.group("block") is not None
         tex = html.unescape(match.group("block") if display else match.group("inline"))
         mathml = tex_to_mathml(tex, display)
+        if for_search:
+            mathml = searchable(mathml)
         if display:
             return f'<div class="sd-math">{mathml}</div>'
         return mathml

@@ -157,6 +157,16 @@ SCROLL_HINTS_SETTLED = """() => [...document.querySelectorAll('.md-typeset .sd-m
     (block.scrollWidth > block.clientWidth + 1) === block.hasAttribute('data-sd-more'))"""
 
 
+# each formula carries a line of text for the search index (site/hooks/tex_mathml.py, searchable)
+# in an <annotation-xml> that must never be drawn: how many formulas have one, and those drawn
+SEARCH_TEXT_DRAWN = """() => {
+  const notes = [...document.querySelectorAll('.md-typeset math > semantics > annotation-xml')];
+  return {searchable: notes.length, drawn: notes.filter((note) => {
+    const box = note.getBoundingClientRect();
+    return box.width > 0 || box.height > 0;
+  }).map((note) => note.closest('math').outerHTML.slice(0, 160))}; }"""
+
+
 MALFORMED_MATH = """() => { const arity = %s;
   return [...document.querySelectorAll(Object.keys(arity).join(','))]
     .filter((el) => el.children.length !== arity[el.localName])
