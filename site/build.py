@@ -86,10 +86,10 @@ def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "note
     siblings = brotli_siblings.write_siblings(site)
     print(f"  Brotli：{siblings['files']} 個 .br 檔（比 gzip 少 {siblings['saved'] / 1e6:.1f} MB）", file=sys.stderr)
     total = folder_bytes(site) / 1e6
-    pyodide = folder_bytes(pyodide_dir(site / "lab")) / 1e6
-    print(f"{site}：{total:.1f} MB（其中 Pyodide {pyodide:.1f} MB），{time.time() - t0:.1f} 秒",
-          file=sys.stderr)
-    note = cache_note(before, pyodide_dir(site / "lab").name)
+    pyodide = pyodide_dir(site / "lab")
+    print(f"{site}：{total:.1f} MB（其中 Pyodide {folder_bytes(pyodide) / 1e6:.1f} MB），"
+          f"{time.time() - t0:.1f} 秒", file=sys.stderr)
+    note = cache_note(before, pyodide.name)
     if note:
         print(note, file=sys.stderr)
     if lessons:

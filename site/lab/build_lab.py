@@ -28,16 +28,16 @@ def load_config() -> dict:
     return tomllib.loads((HERE / "runtime.toml").read_text(encoding="utf-8"))
 
 
-def project_wheel(out: Path) -> Path:
+def project_wheel(out: Path, project: Path = ROOT) -> Path:
     """specdec_lab as a wheel (`pip wheel --no-deps .`), built fresh each time; the same sources
     give the same bytes (SOURCE_DATE_EPOCH), so an unchanged package keeps its cached bytecode and
-    the browser keeps its cached Pyodide folder."""
+    the browser keeps its cached Pyodide folder. (`project`: another copy of the project, for tests.)"""
     for old in out.glob("specdec_lab-*.whl"):
         old.unlink()
-    for folder in [*(ROOT / "build").glob("lib"), *(ROOT / "build").glob("bdist.*")]:
+    for folder in [*(project / "build").glob("lib"), *(project / "build").glob("bdist.*")]:
         shutil.rmtree(folder)    # setuptools' own build folders: a file gone from src/ would stay in them
     env = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}   # 1980-01-01, the oldest a zip can say
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(ROOT),
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(project),
                     "-w", str(out)], check=True, env=env)
     (wheel,) = out.glob("specdec_lab-*.whl")
     return wheel
