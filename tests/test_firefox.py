@@ -19,9 +19,10 @@ import pytest
 from specdec_lab import expected_tokens
 from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
-from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, MALFORMED_MATH,
-                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, TABLE_HINTS_SETTLED, WIDE_TABLES,
-                               check_display_formulas, check_wide_tables)
+from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, MALFORMED_MATH, MARKS,
+                               PUNCTUATION_WIDTHS, SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SIGNS,
+                               TABLE_HINTS_SETTLED, WIDE_TABLES, check_display_formulas, check_wide_tables,
+                               signs_not_narrow)
 from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
                                 press_keys_through_the_start, stream_texts_of)
 from support.server import serve_site
@@ -36,48 +37,15 @@ LABELS = ["A", "B", "C", "D"]
 LAB_PAGES = {"lesson1": ("", "lesson1.ipynb"), "lossless": ("lossless-lab/", "lossless.ipynb"),
              "your-gpu": ("your-gpu/", "your_gpu.ipynb")}
 
-# the width of the first of each full-width punctuation mark in running text (headings, paragraphs,
-# lists, tables; not code or formulas) under `selector` (in the lab's frame if inFrame) that is drawn,
-# measured with a Range, in ems of its font: {"， text": {width, size, em, context}, "： heading": ...}
-PUNCTUATION_WIDTHS = """([selector, marks, inFrame]) => {
-  const doc = inFrame ? document.querySelector('.sd-lab__frame').contentDocument : document;
-  const root = doc.querySelector(selector);
-  if (!root) return null;
-  const skip = 'pre, code, math, script, style, .headerlink, .sd-visually-hidden, .cm-editor'
-               + (root.closest('.sd-lab') ? '' : ', .sd-lab');
-  const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT, {acceptNode: (n) =>
-      n.parentElement.closest(skip) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
-  const found = {};
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const where = node.parentElement.closest('h1, h2, h3, p, li, td, th');
-    const tag = where ? where.tagName.toLowerCase() : 'other';
-    for (const mark of marks) {
-      const key = mark + ' ' + (tag === 'h1' || tag === 'h2' || tag === 'h3' ? 'heading' : 'text');
-      const i = node.textContent.indexOf(mark);
-      if (i < 0 || found[key]) continue;
-      const range = doc.createRange();
-      range.setStart(node, i);
-      range.setEnd(node, i + 1);
-      const size = parseFloat(getComputedStyle(node.parentElement).fontSize);
-      // one box: drawn on one line (WebKit adds the end of the line before to a mark that starts
-      // one); none: not drawn (a cell JupyterLab keeps off screen). Else the next one.
-      const boxes = [...range.getClientRects()].filter((r) => r.width > 0);
-      if (boxes.length !== 1) continue;
-      const width = boxes[0].width;
-      found[key] = {width, size, em: width / size,
-                    context: node.textContent.slice(Math.max(0, i - 6), i + 6)};
-    }
-  }
-  return found;
-}"""
-MARKS = ["，", "。", "：", "「", "」", "、"]
 # the notebook's static preview is in the lesson page for a few seconds only: measured the moment
 # it is put in
 MEASURE_PREVIEW = """new MutationObserver((_, observer) => {
   if (!document.querySelector('.sd-lab__preview .sd-nb')) return;
   observer.disconnect();
-  window.__previewPunctuation = (%s)(['.sd-lab__preview', %s, false]);
-}).observe(document, {childList: true, subtree: true});""" % (PUNCTUATION_WIDTHS, json.dumps(MARKS))
+  const measure = %s;
+  window.__previewPunctuation = measure(['.sd-lab__preview', %s, false]);
+  window.__previewSigns = measure(['.sd-lab__preview', %s, false]);
+}).observe(document, {childList: true, subtree: true});""" % (PUNCTUATION_WIDTHS, json.dumps(MARKS), json.dumps(SIGNS))
 
 
 def not_one_em(widths: dict) -> dict:
@@ -128,6 +96,16 @@ def mounted(page):
 
 # --------------------------------------------------------------------------- lesson text
 
+def test_signs_in_chinese_text_are_drawn_narrow(open_page):
+    """× ÷ ± · ≈ in the lesson's Chinese text at a Latin font's width ("0.62 × 0.55 × 0.48 ≈"),
+    not the full em the text's CJK font gives them (site/hooks/signs.py, course.css .sd-sign)."""
+    page = open_page("your-gpu/")
+    wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20, what="fonts")
+    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", SIGNS, False])
+    assert {f"{sign} text" for sign in SIGNS} <= set(widths), sorted(widths)
+    assert signs_not_narrow(widths) == {}
+
+
 @pytest.mark.parametrize("width", [1440, 390])
 def test_full_width_punctuation_is_drawn_full_width(open_page, width):
     """A ， or 。 in Chinese text takes a full em, as the ideographs beside it do (with the theme's
@@ -145,6 +123,8 @@ def test_full_width_punctuation_is_drawn_full_width(open_page, width):
     assert {"， text", "。 text", "： text"} <= set(preview), sorted(preview)
     assert (not_one_em(widths), not_one_em(preview)) == ({}, {}), \
         "full-width punctuation not 1 em wide (lesson, preview: width px, font px, text)"
+    signs = page.evaluate("() => window.__previewSigns")     # the notebook's · and ×, narrow there too
+    assert signs and signs_not_narrow(signs) == {}, signs
     ideographs = page.evaluate("""() => { const s = document.createElement('span');
         s.textContent = '投機解碼投機解碼'; s.style.fontSize = '20px';
         document.querySelector('.md-typeset').append(s);

@@ -17,7 +17,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from specdec_lab import expected_tokens
 from support.axe import run_axe
-from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, SEARCH_TEXT_DRAWN,
+from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, PUNCTUATION_WIDTHS,
+                               SEARCH_TEXT_DRAWN, SIGNS, signs_not_narrow,
                                SCROLL_HINTS_SETTLED, TABLE_HINTS_SETTLED, WIDE_TABLES,
                                check_display_formulas, check_wide_tables)
 from support.server import chromium, open_page, serve_site
@@ -116,6 +117,16 @@ def test_chinese_renders_with_a_cjk_font(open_lesson):
         document.querySelector('.md-typeset').append(s);
         const w = s.getBoundingClientRect().width; s.remove(); return w; }""")
     assert 150 <= width <= 170
+
+
+def test_signs_in_chinese_text_are_drawn_narrow(open_lesson):
+    """× ÷ ± · ≈ in the lesson's Chinese text at a Latin font's width ("0.62 × 0.55 × 0.48 ≈"),
+    not the full em the text's CJK font gives them (site/hooks/signs.py, course.css .sd-sign)."""
+    page = open_lesson("your-gpu/")
+    page.wait_for_function("document.fonts.status === 'loaded'", timeout=20_000)
+    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", SIGNS, False])
+    assert {f"{sign} text" for sign in SIGNS} <= set(widths), sorted(widths)
+    assert signs_not_narrow(widths) == {}
 
 
 def test_formulas_render_as_mathml(open_lesson):

@@ -1,6 +1,6 @@
 """Build-time helpers of the lesson site that are not the quiz: TeX → MathML, keeping a formula or
-code with the Chinese punctuation beside it, the toy's no-JS round, the notebook's static
-preview."""
+code with the Chinese punctuation beside it, × ÷ ± · marked to be drawn narrow, the toy's no-JS
+round, the notebook's static preview."""
 import re
 import sys
 from pathlib import Path
@@ -15,6 +15,7 @@ from tex_mathml import (MathError, linear_text, tex_to_mathml, tex_to_mathml_htm
 from toy_fallback import example_round, fill_toys  # noqa: E402
 from notebook_preview import preview_html, preview_name  # noqa: E402
 from punctuation import keep_with_punctuation  # noqa: E402
+from signs import narrow_signs  # noqa: E402
 
 
 def test_arithmatex_output_becomes_mathml():
@@ -114,6 +115,27 @@ def test_a_formula_or_code_is_kept_with_the_punctuation_beside_it(before, after)
 ])
 def test_only_the_formula_or_code_and_its_marks_are_wrapped(html):
     assert keep_with_punctuation(html) == html
+
+
+def test_signs_in_running_text_are_marked_to_be_drawn_narrow():
+    SIGN = '<span class="sd-sign">{}</span>'
+    before = "<p>路徑機率 0.62 × 0.55 ≈ 0.34，花 (1 + K·c) 個單位；3.44 ± 0.01、接受 ÷ 草稿、K−1 ≤ 5 ≥ 2</p>"
+    html = narrow_signs(before)
+    assert html == before.replace("×", SIGN.format("×")).replace("≈", SIGN.format("≈")).replace(
+        "·", SIGN.format("·")).replace("±", SIGN.format("±")).replace("÷", SIGN.format("÷")).replace(
+        "−", SIGN.format("−")).replace("≤", SIGN.format("≤")).replace("≥", SIGN.format("≥"))
+    assert _text(html) == _text(before)            # no text added: search and copying unchanged
+
+
+@pytest.mark.parametrize("html", [
+    "<pre><code>a × b</code></pre>",                     # a code block
+    "<p><code>2×</code> 與 <code class=\"x\">a·b</code></p>",   # inline code
+    '<p><math display="inline"><mi>K</mi><mo>·</mo><mi>c</mi></math></p>',   # a formula: its own fonts
+    '<p title="2 × 3" data-x="a·b">沒有符號</p>',       # attributes
+    "<script>const x = 2 × 3;</script><style>/* × */</style>",
+])
+def test_signs_outside_running_text_are_left_alone(html):
+    assert narrow_signs(html) == html
 
 
 def test_long_inline_code_can_break_at_slashes_and_underscores_only():

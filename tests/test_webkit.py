@@ -21,13 +21,13 @@ import pytest
 
 from specdec_lab import expected_tokens
 from support.axe import axe_script
-from support.cjk_lines import SEARCH_TEXT_DRAWN
+from support.cjk_lines import MARKS, PUNCTUATION_WIDTHS, SEARCH_TEXT_DRAWN, SIGNS, signs_not_narrow
 from support.lab import TIMELINE, wait_until
 from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, LOOPING_AND_METER,
                                 STREAM_TEXTS, broken_images, stream_texts_of)
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
 from support.webkit import WebKitLab, serve_recorded, webkit
-from test_firefox import (LABELS, LAB_PAGES, MARKS, MEASURE_PREVIEW, PUNCTUATION_WIDTHS, QUIZ_STATE,
+from test_firefox import (LABELS, LAB_PAGES, MEASURE_PREVIEW, QUIZ_STATE,
                           answered, mounted, option)
 from test_site_browser import LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round
 
@@ -122,6 +122,18 @@ def test_full_width_punctuation_is_drawn_full_width(open_page, width):
     assert {"， text", "。 text", "： text"} <= set(preview), sorted(preview)
     assert (not_one_em_px(widths), not_one_em_px(preview)) == ({}, {}), \
         "full-width punctuation not 1 em wide (lesson, preview: width px, font px, text)"
+    signs = page.evaluate("() => window.__previewSigns")     # the notebook's · and ×, narrow there too
+    assert signs and signs_not_narrow(signs, px_slack=1) == {}, signs
+
+
+def test_signs_in_chinese_text_are_drawn_narrow(open_page):
+    """× ÷ ± · ≈ in the lesson's Chinese text at a Latin font's width, not the CJK font's full em,
+    as in Firefox (site/hooks/signs.py, course.css .sd-sign)."""
+    page = open_page("your-gpu/")
+    wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20, what="fonts")
+    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", SIGNS, False])
+    assert {f"{sign} text" for sign in SIGNS} <= set(widths), sorted(widths)
+    assert signs_not_narrow(widths, px_slack=1) == {}
 
 
 def not_one_em_px(widths: dict) -> dict:

@@ -8,7 +8,8 @@
   the build with `lessons/xyz.md:LINE: 訊息`.
 - on_page_content: put the rendered quizzes in place, give the toy its no-JS example round
   (toy_fallback.py), turn arithmatex's TeX into MathML (tex_mathml.py), keep each inline formula
-  or code on one line with the Chinese punctuation beside it (punctuation.py); end every page with
+  or code on one line with the Chinese punctuation beside it (punctuation.py), mark × ÷ ± · − ≈ ≤ ≥
+  to be drawn narrow (signs.py, the notebook previews too); end every page with
   its marker for progress.js (which page this is, where the site's root is) and note its quizzes.
 - on_post_page: fill the course-wide progress view (`<div class="sd-progress"></div>` in a lesson)
   with every lesson of the nav: its title, link, quiz keys and lab notebook.
@@ -32,6 +33,7 @@ from mkdocs.utils import get_relative_url
 from notebook_preview import preview_html, preview_name
 from punctuation import keep_with_punctuation
 from quiz_format import QuizError, find_quizzes, render_quiz
+from signs import narrow_signs
 from tex_mathml import MathError, tex_to_mathml_html
 from toy_fallback import fill_toys
 
@@ -127,7 +129,7 @@ def on_page_content(html, page, config, files):
         raise PluginError(f"{_display_path(page, config)}:{_math_line(page, str(error))}: {error}") \
             from None
     html += PAGE_MARK.format(page=page.url, root=get_relative_url("", page.url) or ".")
-    return keep_with_punctuation(html)
+    return narrow_signs(keep_with_punctuation(html))
 
 
 def on_post_page(output, page, config):
@@ -197,7 +199,7 @@ def _write_previews(config) -> None:
             fragment = tex_to_mathml_html(preview_html(_notebook_path(config, name), to_html))
         except MathError as error:
             raise PluginError(f"{NOTEBOOKS}/{name}（{page_path} 的實驗場）: {error}") from None
-        fragment = keep_with_punctuation(fragment)
+        fragment = narrow_signs(keep_with_punctuation(fragment))
         with open(os.path.join(config.site_dir, PREVIEW_DIR, preview_name(name)), "w", encoding="utf-8") as f:
             f.write(fragment)
 

@@ -25,6 +25,10 @@ CODE_SPLIT_IN_TABLES: every inline code in a table cell that is broken across li
 
 MALFORMED_MATH: every MathML script, fraction or root in the page whose number of child elements
     is not what MathML Core asks (site/hooks/tex_mathml.py's ARITY), as "msub (1): <msub>…".
+
+PUNCTUATION_WIDTHS: the width of the first of each of `marks` in running text under a selector (in
+    the lab's frame if inFrame), measured with a Range, in ems of its font (MARKS: full-width
+    punctuation, a full em; SIGNS: × ÷ ± · ≈, narrower, signs_not_narrow).
 """
 from __future__ import annotations
 
@@ -245,3 +249,52 @@ CODE_SPLIT_IN_TABLES = r"""
   return split;
 }
 """
+
+
+# the width of the first of each full-width punctuation mark in running text (headings, paragraphs,
+# lists, tables; not code or formulas) under `selector` (in the lab's frame if inFrame) that is drawn,
+# measured with a Range, in ems of its font: {"， text": {width, size, em, context}, "： heading": ...}
+PUNCTUATION_WIDTHS = """([selector, marks, inFrame]) => {
+  const doc = inFrame ? document.querySelector('.sd-lab__frame').contentDocument : document;
+  const root = doc.querySelector(selector);
+  if (!root) return null;
+  const skip = 'pre, code, math, script, style, .headerlink, .sd-visually-hidden, .cm-editor'
+               + (root.closest('.sd-lab') ? '' : ', .sd-lab');
+  const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT, {acceptNode: (n) =>
+      n.parentElement.closest(skip) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT});
+  const found = {};
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const where = node.parentElement.closest('h1, h2, h3, p, li, td, th');
+    const tag = where ? where.tagName.toLowerCase() : 'other';
+    for (const mark of marks) {
+      const key = mark + ' ' + (tag === 'h1' || tag === 'h2' || tag === 'h3' ? 'heading' : 'text');
+      const i = node.textContent.indexOf(mark);
+      if (i < 0 || found[key]) continue;
+      const range = doc.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const size = parseFloat(getComputedStyle(node.parentElement).fontSize);
+      // one box: drawn on one line (WebKit adds the end of the line before to a mark that starts
+      // one); none: not drawn (a cell JupyterLab keeps off screen). Else the next one.
+      const boxes = [...range.getClientRects()].filter((r) => r.width > 0);
+      if (boxes.length !== 1) continue;
+      const width = boxes[0].width;
+      found[key] = {width, size, em: width / size,
+                    context: node.textContent.slice(Math.max(0, i - 6), i + 6)};
+    }
+  }
+  return found;
+}"""
+MARKS = ["，", "。", "：", "「", "」", "、"]
+# × ÷ ± · ≈ in Chinese text: the text's CJK font draws them a full em wide ("0.62 × 0.55" spaced
+# out); site/hooks/signs.py and course.css's .sd-sign give them a Latin font (Liberation Sans:
+# 0.55–0.58 em, · 0.28; DejaVu Sans 0.84 at most)
+SIGNS = ["×", "÷", "±", "·", "≈"]
+
+
+def signs_not_narrow(widths: dict, px_slack: float = 0) -> dict:
+    """PUNCTUATION_WIDTHS' measures of SIGNS that are 0.9 em wide or more (a CJK font's full em):
+    (width px, font px, text around it). px_slack: WebKitGTK draws each glyph a whole number of
+    pixels wide."""
+    return {key: (round(w["width"], 1), w["size"], w["context"]) for key, w in widths.items()
+            if w["width"] - px_slack >= 0.9 * w["size"]}
