@@ -73,7 +73,6 @@
     const download = q(".sd-lab__download");
     const progress = q(".sd-lab__progress");
     const status = q(".sd-lab__status-text");
-    const elapsed = q(".sd-lab__elapsed");
     const notebookName = panel.dataset.notebook;
     // absolute: Material's bundle, as it starts, assigns every relative src in the page to itself
     // (to make it absolute), which loads an iframe again; the frame can be in by then (the bundle
@@ -102,7 +101,6 @@
       body.replaceChildren(frame);     // (it takes the focus only from the learner: specdec-lab.js, 12.)
       showPreview();
       progress.hidden = false;
-      started = Date.now();
       render({ stage: "ui", text: "載入筆記本介面…" });
     }
 
@@ -217,12 +215,11 @@
       setTimeout(() => URL.revokeObjectURL(link.href), 10000);
     });
 
-    // what Python is doing, from the lab's page script
-    let started = 0;
-    let last = null;
-    let ticker = null;
+    // what Python is doing, from the lab's page script. The panel changes only when the lab
+    // reports, and only what changed: no clock ticks beside the lesson while Python starts. (It
+    // counted the seconds; without a GPU, WebKit composited each of those frames on the CPU that
+    // Python's start needed, and lesson 1's first output came about 0.6-1 s later: README, speed.)
     function render(s) {
-      last = s;
       if (s.notebookShown || s.stage === "error") showLive();
       // steps 1 and 2 run side by side (Python starts loading before the notebook is drawn):
       // each is "current" while under way, "done" once finished; 3 is done with 2
@@ -237,16 +234,14 @@
       const waiting = !ready || s.stage === "packages";
       if (s.queued > 0) text += "　你按的執行會在 Python 就緒後自動開始。";
       if (status.textContent !== text) status.textContent = text;   // (a live region: only on change)
-      elapsed.textContent = waiting && started ? `${Math.round((Date.now() - started) / 1000)} 秒` : "";
       progress.classList.toggle("is-indeterminate", waiting && s.stage !== "error");
       progress.classList.toggle("is-error", s.stage === "error");
-      panel.dataset.stage = s.stage;
-      openButton.textContent = ready ? "🧪 實驗場 ✓" : "🧪 實驗場";
+      if (panel.dataset.stage !== s.stage) panel.dataset.stage = s.stage;
+      const label = ready ? "🧪 實驗場 ✓" : "🧪 實驗場";
+      if (openButton.textContent !== label) openButton.textContent = label;
       clearTimeout(hideTimer);
       if (s.stage === "ready") hideTimer = setTimeout(() => { progress.hidden = true; }, 2500);
       else progress.hidden = false;
-      clearInterval(ticker);
-      if (waiting && s.stage !== "error") ticker = setInterval(() => render(last), 1000);
     }
     window.addEventListener("message", (e) => {
       if (!frame || e.source !== frame.contentWindow || e.origin !== location.origin) return;
