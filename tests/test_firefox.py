@@ -19,10 +19,10 @@ import pytest
 from specdec_lab import expected_tokens
 from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
-from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, MALFORMED_MATH, MARKS,
-                               PUNCTUATION_WIDTHS, SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SIGNS,
-                               TABLE_HINTS_SETTLED, WIDE_TABLES, check_display_formulas, check_wide_tables,
-                               signs_not_narrow)
+from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, MALFORMED_MATH,
+                               MARKS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SCROLL_HINTS_SETTLED,
+                               SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED, WIDE_TABLES,
+                               check_display_formulas, check_wide_tables, signs_not_narrow)
 from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
                                 press_keys_through_the_start, stream_texts_of)
 from support.server import serve_site
@@ -173,6 +173,7 @@ def test_phone_lines_and_display_formulas(open_page, path):
         pass                            # check_wide_tables says which table and how
     check_wide_tables(page.evaluate(WIDE_TABLES))
     assert page.evaluate(CODE_SPLIT_IN_TABLES) == []
+    assert page.evaluate(OPTIONS_SPLIT_AFTER_HYPHENS) == []    # no "--" / "max-num-seqs"
     if path == "":
         page.evaluate("() => document.querySelector('.md-typeset__scrollwrap[data-sd-more]').scrollIntoView({block: 'center'})")
         page.screenshot(SHOTS / "firefox-phone-table-fading.png")

@@ -17,10 +17,10 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from specdec_lab import expected_tokens
 from support.axe import run_axe
-from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, PUNCTUATION_WIDTHS,
-                               SEARCH_TEXT_DRAWN, SIGNS, signs_not_narrow,
-                               SCROLL_HINTS_SETTLED, TABLE_HINTS_SETTLED, WIDE_TABLES,
-                               check_display_formulas, check_wide_tables)
+from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS,
+                               OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SCROLL_HINTS_SETTLED,
+                               SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED, WIDE_TABLES,
+                               check_display_formulas, check_wide_tables, signs_not_narrow)
 from support.server import chromium, open_page, serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_lessons
 
@@ -729,6 +729,7 @@ def test_wide_tables_show_that_they_scroll_and_their_code_breaks_between_words(o
     tables = settled_tables()
     check_wide_tables(tables)
     assert page.evaluate(CODE_SPLIT_IN_TABLES) == []
+    assert page.evaluate(OPTIONS_SPLIT_AFTER_HYPHENS) == []    # no "--" / "max-num-seqs"
     if path == "":
         assert any(t["scrolls"] for t in tables)          # (lesson 1 has some at both widths)
     scrolling = page.locator(".md-typeset__scrollwrap[data-sd-more]")

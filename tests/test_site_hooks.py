@@ -117,6 +117,21 @@ def test_only_the_formula_or_code_and_its_marks_are_wrapped(html):
     assert keep_with_punctuation(html) == html
 
 
+@pytest.mark.parametrize("before, after", [
+    ("<code>--max-num-seqs</code>", '<code><span class="sd-nobr">--max</span>-num-seqs</code>'),
+    ("<code>-n</code>", '<code><span class="sd-nobr">-n</span></code>'),
+    ("<code>--dataset-path examples/offline_inference/x.py</code>",
+     '<code><span class="sd-nobr">--dataset</span>-path examples/<wbr>offline_<wbr>inference/<wbr>x.py</code>'),
+    ("<code>vllm --x</code>", "<code>vllm --x</code>"),           # hyphens inside: as it was
+    ("<code>--</code>", "<code>--</code>"),
+    ("<pre><code>--a-b</code></pre>", "<pre><code>--a-b</code></pre>"),    # a code block
+])
+def test_an_options_leading_hyphens_stay_with_its_first_word(before, after):
+    html = keep_with_punctuation(before)
+    assert html == after
+    assert _text(html) == _text(before)
+
+
 def test_signs_in_running_text_are_marked_to_be_drawn_narrow():
     SIGN = '<span class="sd-sign">{}</span>'
     before = "<p>路徑機率 0.62 × 0.55 ≈ 0.34，花 (1 + K·c) 個單位；3.44 ± 0.01、接受 ÷ 草稿、K−1 ≤ 5 ≥ 2</p>"

@@ -21,7 +21,8 @@ import pytest
 
 from specdec_lab import expected_tokens
 from support.axe import axe_script
-from support.cjk_lines import MARKS, PUNCTUATION_WIDTHS, SEARCH_TEXT_DRAWN, SIGNS, signs_not_narrow
+from support.cjk_lines import (MARKS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SEARCH_TEXT_DRAWN,
+                               SIGNS, signs_not_narrow)
 from support.lab import TIMELINE, wait_until
 from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, LOOPING_AND_METER,
                                 STREAM_TEXTS, broken_images, stream_texts_of)
@@ -98,11 +99,14 @@ def open_page(browser, base_url):
 @pytest.mark.parametrize("width", [1440, 390])
 def test_every_page_loads_without_a_page_error(open_page, width):
     """Each lesson page, once loaded and its fonts too, raised no error (the fixture reads
-    RECORDER's list of each; the lab pages with their lab running: lab_run below)."""
+    RECORDER's list of each; the lab pages with their lab running: lab_run below), is no wider
+    than the window, and breaks no command-line option right after its leading hyphens (WebKit at
+    390 drew "--" / "max-num-seqs")."""
     for path in LESSON_PAGES:
         page = open_page(path, width=width, height=900 if width > 500 else 844)
         wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20, what="fonts")
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        assert page.evaluate(OPTIONS_SPLIT_AFTER_HYPHENS) == []
         name = path.strip("/") or "lesson1"
         page.screenshot(SHOTS / f"webkit-{name}-{width}.png")
         page.close()

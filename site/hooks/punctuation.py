@@ -23,6 +23,10 @@ and "_" inside a name (examples/<wbr>offline_<wbr>inference/…). Without them a
 opportunity; one that fills a line would be broken by overflow-wrap at the last place that fits,
 which can be right between the code and the "）。" after it. With them the browser breaks the name
 at a slash or an underscore first, as typesetters break paths. <wbr> adds no text either.
+
+Inline code that starts with hyphens (a command-line option, `--max-num-seqs`) keeps them with
+its first word (<span class="sd-nobr">--max</span>-num-seqs): the browser may break a line after
+any hyphen, and one broke right after the leading "--". It can still break at the later hyphens.
 """
 from __future__ import annotations
 
@@ -46,15 +50,19 @@ CODE_RE = re.compile(r"(<code\b[^>]*>)((?:(?!</?code\b).)*)(</code>)", re.S)
 TAG_RE = re.compile(r"(<[^>]*>)")
 BREAK_AFTER_RE = re.compile(r"([/_])(?=[^\s/_])")
 LONG_CODE = 30          # characters: about 3/4 of a phone line of code (about 43 at 390 px)
+# "--max-num-seqs": a line may break after any hyphen, and broke after the leading "--" (WebKit at
+# 390 px: "--" / "max-num-seqs"); the hyphens and the first word stay together
+LEADING_HYPHENS_RE = re.compile(r"^-+[^\s\-/_<]+")
 
 
 def _break_points(match: re.Match) -> str:
-    """<wbr> after / and _ inside a long inline code's text (not inside its tags)."""
+    """<wbr> after / and _ inside a long inline code's text (not inside its tags); a command-line
+    option's leading hyphens kept with its first word."""
     start, body, end = match.groups()
     parts = TAG_RE.split(body)
-    if sum(len(part) for part in parts[::2]) < LONG_CODE:
-        return match.group(0)
-    parts[::2] = [BREAK_AFTER_RE.sub(r"\1<wbr>", part) for part in parts[::2]]
+    if sum(len(part) for part in parts[::2]) >= LONG_CODE:
+        parts[::2] = [BREAK_AFTER_RE.sub(r"\1<wbr>", part) for part in parts[::2]]
+    parts[0] = LEADING_HYPHENS_RE.sub(r'<span class="sd-nobr">\g<0></span>', parts[0])
     return start + "".join(parts) + end
 
 

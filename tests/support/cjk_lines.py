@@ -26,6 +26,9 @@ CODE_SPLIT_IN_TABLES: every inline code in a table cell that is broken across li
 MALFORMED_MATH: every MathML script, fraction or root in the page whose number of child elements
     is not what MathML Core asks (site/hooks/tex_mathml.py's ARITY), as "msub (1): <msub>…".
 
+OPTIONS_SPLIT_AFTER_HYPHENS: every inline code that starts with hyphens (`--max-num-seqs`) broken
+    into lines right after them. Returns [{page, code}].
+
 PUNCTUATION_WIDTHS: the width of the first of each of `marks` in running text under a selector (in
     the lab's frame if inFrame), measured with a Range, in ems of its font (MARKS: full-width
     punctuation, a full em; SIGNS: × ÷ ± · ≈, narrower, signs_not_narrow).
@@ -298,3 +301,30 @@ def signs_not_narrow(widths: dict, px_slack: float = 0) -> dict:
     pixels wide."""
     return {key: (round(w["width"], 1), w["size"], w["context"]) for key, w in widths.items()
             if w["width"] - px_slack >= 0.9 * w["size"]}
+
+
+# every inline code that starts with hyphens (a command-line option) whose first word begins a
+# line after them: "--" / "max-num-seqs" (site/hooks/punctuation.py keeps them together)
+OPTIONS_SPLIT_AFTER_HYPHENS = r"""
+() => {
+  const rectOf = (code, index) => {        // the box of the index-th character of code's text
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (index < node.length) {
+        const range = document.createRange();
+        range.setStart(node, index);
+        range.setEnd(node, index + 1);
+        return [...range.getClientRects()].find((r) => r.width > 0);
+      }
+      index -= node.length;
+    }
+  };
+  return [...document.querySelectorAll(".md-typeset code")]
+    .filter((code) => !code.closest("pre") && code.getClientRects().length && /^-+[^\s-]/.test(code.textContent))
+    .filter((code) => {
+      const first = rectOf(code, 0), word = rectOf(code, code.textContent.match(/^-+/)[0].length);
+      return first && word && word.top > first.top + first.height / 2;
+    })
+    .map((code) => ({page: location.pathname, code: code.textContent}));
+}
+"""
