@@ -118,10 +118,10 @@ def test_only_the_formula_or_code_and_its_marks_are_wrapped(html):
 
 
 @pytest.mark.parametrize("before, after", [
-    ("<code>--max-num-seqs</code>", '<code><span class="sd-nobr">--max</span>-num-seqs</code>'),
-    ("<code>-n</code>", '<code><span class="sd-nobr">-n</span></code>'),
+    ("<code>--max-num-seqs</code>", '<code><span class="sd-opt">--max</span>-num-seqs</code>'),
+    ("<code>-n</code>", '<code><span class="sd-opt">-n</span></code>'),
     ("<code>--dataset-path examples/offline_inference/x.py</code>",
-     '<code><span class="sd-nobr">--dataset</span>-path examples/<wbr>offline_<wbr>inference/<wbr>x.py</code>'),
+     '<code><span class="sd-opt">--dataset</span>-path examples/<wbr>offline_<wbr>inference/<wbr>x.py</code>'),
     ("<code>vllm --x</code>", "<code>vllm --x</code>"),           # hyphens inside: as it was
     ("<code>--</code>", "<code>--</code>"),
     ("<pre><code>--a-b</code></pre>", "<pre><code>--a-b</code></pre>"),    # a code block

@@ -25,8 +25,9 @@ which can be right between the code and the "）。" after it. With them the bro
 at a slash or an underscore first, as typesetters break paths. <wbr> adds no text either.
 
 Inline code that starts with hyphens (a command-line option, `--max-num-seqs`) keeps them with
-its first word (<span class="sd-nobr">--max</span>-num-seqs): the browser may break a line after
-any hyphen, and one broke right after the leading "--". It can still break at the later hyphens.
+its first word (<span class="sd-opt">--max</span>-num-seqs; course.css: nowrap): the browser may
+break a line after any hyphen, and one broke right after the leading "--". It can still break at
+the later hyphens.
 """
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ def _break_points(match: re.Match) -> str:
     parts = TAG_RE.split(body)
     if sum(len(part) for part in parts[::2]) >= LONG_CODE:
         parts[::2] = [BREAK_AFTER_RE.sub(r"\1<wbr>", part) for part in parts[::2]]
-    parts[0] = LEADING_HYPHENS_RE.sub(r'<span class="sd-nobr">\g<0></span>', parts[0])
+    parts[0] = LEADING_HYPHENS_RE.sub(r'<span class="sd-opt">\g<0></span>', parts[0])
     return start + "".join(parts) + end
 
 
