@@ -129,6 +129,12 @@ def on_page_content(html, page, config, files):
         raise PluginError(f"{_display_path(page, config)}:{_math_line(page, str(error))}: {error}") \
             from None
     html += PAGE_MARK.format(page=page.url, root=get_relative_url("", page.url) or ".")
+    return _typeset(html)
+
+
+def _typeset(html: str) -> str:
+    """Line breaks beside inline formulas and code (punctuation.py), signs drawn narrow (signs.py):
+    for the pages and the notebook previews alike."""
     return narrow_signs(keep_with_punctuation(html))
 
 
@@ -199,7 +205,7 @@ def _write_previews(config) -> None:
             fragment = tex_to_mathml_html(preview_html(_notebook_path(config, name), to_html))
         except MathError as error:
             raise PluginError(f"{NOTEBOOKS}/{name}（{page_path} 的實驗場）: {error}") from None
-        fragment = narrow_signs(keep_with_punctuation(fragment))
+        fragment = _typeset(fragment)
         with open(os.path.join(config.site_dir, PREVIEW_DIR, preview_name(name)), "w", encoding="utf-8") as f:
             f.write(fragment)
 
