@@ -35,7 +35,6 @@ import argparse
 import contextlib
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -47,7 +46,7 @@ from support.firefox import FirefoxLab, firefox  # noqa: E402
 from support.lab import LabPage  # noqa: E402
 from support.server import chromium  # noqa: E402
 from support.site import build_site  # noqa: E402
-from support.webkit import WebKit, WebKitLab, serve_recorded, xvfb  # noqa: E402
+from support.webkit import WebKit, WebKitLab, jsc_segfaults, serve_recorded, xvfb  # noqa: E402
 from webkit_probe import CpuSampler  # noqa: E402
 
 PAGES = {"lesson1": "", "lossless": "lossless-lab/", "your-gpu": "your-gpu/"}
@@ -79,15 +78,6 @@ def cpu_until(sampler: CpuSampler, t0: float, t1: float) -> dict:
     return {"cpu": sum(v for k, v in got.items() if not k.startswith("  thread")),
             "llvmpipe": sum(v for k, v in got.items() if k.startswith("  thread llvmpipe")),
             "wasmjit": got.get(WASM_COMPILER, 0.0)}
-
-
-def segfaults() -> int:
-    """Segfaults in the kernel's log so far (a crashed WebKit web process leaves one); 0 unreadable."""
-    try:
-        log = subprocess.run(["dmesg"], capture_output=True, text=True, timeout=10).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return 0
-    return log.count("segfault")
 
 
 def label(engine: str, build: str) -> str:
@@ -171,7 +161,7 @@ def main(argv=None) -> int:
                         if engine != "WebKit":
                             raise
                         print(f"warm-up: {pages[0]} WebKit {build}: {error}", file=sys.stderr)
-                crashes_before = segfaults()
+                crashes_before = len(jsc_segfaults())
                 for run in range(args.runs):
                     for page in pages:
                         order = builds if run % 2 == 0 else builds[::-1]
@@ -203,7 +193,7 @@ def main(argv=None) -> int:
                 finally:
                     browser.close()
                 sampler.stop()
-                crashes_after = segfaults()
+                crashes_after = len(jsc_segfaults())
     print(f"\nseconds from opening the page (median of {args.runs}; Run all pressed at once; "
           "ratio: first output / Chromium's)")
     rows = [(page, engine, build) for page in pages for build in builds for engine in engines]
@@ -236,7 +226,7 @@ def main(argv=None) -> int:
               + (f"{jit:10.1f}" if engine == "WebKit" else f"{'-':>10}"))
     if lost:
         print(f"\nWebKit visits lost ({len(lost)} of {args.runs * len(pages) * len(builds)}; left out of the medians above; "
-              f"segfaults in the kernel's log during the run: {crashes_after - crashes_before}):")
+              f"JavaScriptCore segfaults in the kernel's log during the run: {crashes_after - crashes_before}):")
         for line in lost:
             print("  " + line)
     print("\npyodide.asm.wasm in each engine (s): compileStreaming from the server | fetch | compile of the bytes")

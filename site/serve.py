@@ -108,6 +108,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     reloader: "Reloader | None" = None
     cache_hashed = True     # False: revalidate everything (to measure what the long cache is worth)
     compress = True         # False: send every file as it is (to measure what compression is worth)
+    tell_leaving = True     # False: not even that line (the tests, whose browsers leave pages mid-download)
 
     def handle(self):
         """A browser that leaves mid-download (a closed tab, a student's Wi-Fi dropping) costs the
@@ -118,7 +119,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         except ConnectionError:
             self.close_connection = True
             path = getattr(self, "path", "")
-            sys.stderr.write(f"{self.client_address[0]} 中途離開：{path[:80]}\n")
+            if self.tell_leaving:
+                sys.stderr.write(f"{self.client_address[0]} 中途離開：{path[:80]}\n")
 
     def send_response(self, code, message=None):
         self.status = code
@@ -291,8 +293,10 @@ class Reloader:
 
 
 def make_server(root: Path, port: int, host: str = "127.0.0.1", reloader: Reloader | None = None,
-                cache_hashed: bool = True, compress: bool = True) -> http.server.ThreadingHTTPServer:
-    options = {"reloader": reloader, "cache_hashed": cache_hashed, "compress": compress}
+                cache_hashed: bool = True, compress: bool = True,
+                tell_leaving: bool = True) -> http.server.ThreadingHTTPServer:
+    options = {"reloader": reloader, "cache_hashed": cache_hashed, "compress": compress,
+               "tell_leaving": tell_leaving}
     handler = functools.partial(type("Handler", (SiteHandler,), options), directory=str(root))
     return SiteServer((host, port), handler)
 

@@ -10,12 +10,17 @@ stored outputs shown before as the notebook file has them,
 every image output loaded after; an edit survives a move to another page and back; a phone (390 x
 844, an iframe: WebKitGTK's window is 447 px at least) opens the lab with its button, and its
 kernel indicator stays in the notebook's toolbar; axe-core finds nothing serious or critical.
-One MiniBrowser serves the module. Screenshots go to build/test-output/screenshots/webkit-*.png.
+One MiniBrowser serves the module (a new one after a page crashed). A lab visit during which
+JavaScriptCore segfaulted is made once more, said in the summary's warnings (once_more_if_jsc_crashed).
+Screenshots go to build/test-output/screenshots/webkit-*.png.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import warnings
 
 import pytest
 
@@ -27,7 +32,7 @@ from support.lab import TIMELINE, wait_until
 from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, LOOPING_AND_METER,
                                 STREAM_TEXTS, broken_images, stream_texts_of)
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
-from support.webkit import WebKitLab, serve_recorded, webkit
+from support.webkit import PageCrashed, WebKitLab, jsc_segfaults, serve_recorded, webkit
 from test_firefox import (LABELS, LAB_PAGES, MEASURE_PREVIEW, QUIZ_STATE,
                           answered, mounted, option)
 from test_site_browser import LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round
@@ -282,29 +287,62 @@ def test_axe_reports_no_serious_or_critical_violations(open_page, path, width):
 
 # --------------------------------------------------------------------------- the lab
 
+class JavaScriptCoreCrashed(UserWarning):
+    """A WebKit lab visit was made again: JavaScriptCore segfaulted under the first."""
+
+
+def once_more_if_jsc_crashed(visit, what: str):
+    """visit()'s value; visit() once more, on a new MiniBrowser, if WebKit's web process crashed
+    under it with a segfault in JavaScriptCore, said as a warning. Debian's WebKitGTK 2.50.6
+    segfaults now and then in a web worker's thread while Pyodide runs, at the same instruction of
+    libjavascriptcoregtk each time (the kernel's log: 2 of about 20 lab visits of
+    benchmarks/engines.py on 2026-12-03; CI's run of 2026-12-04, which then failed every later
+    WebKit test on the lost session); an engine bug, not the course's. A second crash, or a session
+    lost with no JavaScriptCore segfault, fails. visit() closes its page if it raises."""
+    crashes = len(jsc_segfaults())
+    try:
+        return visit()
+    except PageCrashed as lost:
+        new = jsc_segfaults()[crashes:]
+        if not new:
+            raise
+        warnings.warn(JavaScriptCoreCrashed(f"{what}: WebKit's web process crashed ({new[-1].strip()}); "
+                                            f"visited once more on a new MiniBrowser. WebDriver: {lost}"))
+    return visit()
+
+
 @pytest.fixture(scope="module", params=list(LAB_PAGES), ids=list(LAB_PAGES))
 def lab_run(request, browser, base_url):
     """A lab page: the stored outputs as shown before Python runs, then Run all in Pyodide."""
     path, notebook = LAB_PAGES[request.param]
-    lab = WebKitLab.open(browser, base_url + path)
+
+    def visit():
+        lab = WebKitLab.open(browser, base_url + path)
+        try:
+            lab.wait_for("notebookShown")
+            starting = [lab.page.evaluate(LOOPING_AND_METER)]     # (Python still starting, as a rule)
+            scrollers = lab.page.evaluate(LAB_SCROLLERS)
+            lab.until(lambda: lab.page.evaluate(KERNEL_SPINNER_OR_READY), 120, step=0.2,
+                      what="the kernel's spinner")
+            starting.append(lab.page.evaluate(LOOPING_AND_METER))
+            shown_path = lab.in_app("return nb.context.path;")
+            stored = lab.page.evaluate(STREAM_TEXTS, timeout=120)
+            lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-stored.png")
+            lab.run_all()
+            ran = lab.wait_all_run(timeout=400)
+            images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
+            lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-ran.png")
+        except BaseException:
+            lab.close()
+            raise
+        return dict(lab=lab, notebook=notebook, shown_path=shown_path, stored=stored, ran=ran, images=images,
+                    starting=starting, scrollers=scrollers)
+
+    seen = once_more_if_jsc_crashed(visit, f"the {request.param} lab")
     try:
-        lab.wait_for("notebookShown")
-        starting = [lab.page.evaluate(LOOPING_AND_METER)]     # (Python still starting, as a rule)
-        scrollers = lab.page.evaluate(LAB_SCROLLERS)
-        lab.until(lambda: lab.page.evaluate(KERNEL_SPINNER_OR_READY), 120, step=0.2,
-                  what="the kernel's spinner")
-        starting.append(lab.page.evaluate(LOOPING_AND_METER))
-        shown_path = lab.in_app("return nb.context.path;")
-        stored = lab.page.evaluate(STREAM_TEXTS, timeout=120)
-        lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-stored.png")
-        lab.run_all()
-        ran = lab.wait_all_run(timeout=400)
-        images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
-        lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-ran.png")
-        yield dict(lab=lab, notebook=notebook, shown_path=shown_path, stored=stored, ran=ran, images=images,
-                   starting=starting, scrollers=scrollers)
+        yield seen
     finally:
-        lab.close()
+        seen["lab"].close()
 
 
 def test_the_lab_goes_live_and_runs_every_cell(lab_run):
@@ -421,30 +459,34 @@ NAV_LINK = """(href) => [...document.querySelectorAll('.md-sidebar--primary a.md
 def test_an_edit_survives_a_move_to_another_page_and_back(browser, base_url):
     """A learner types into a cell, follows a link to another lesson page and comes back (Material's
     instant navigation): the notebook is as they left it."""
-    lab = WebKitLab.open(browser, base_url)
-    try:
-        lab.wait_for("notebookShown")
-        index = lab.in_app(FIRST_CODE_CELL)
-        original = lab.state()["cells"][index]["source"]
-        lab.in_app("return nb.content.scrollToItem(arg, 'start').catch(() => null).then(() => true);", index)
-        lab.page.keys_in_frame(".sd-lab__frame", f'.jp-Cell[data-windowed-list-index="{index}"] .cm-content',
-                               "Control+End", "Enter", "# kept")
-        edited = original + "\n# kept"
-        wait_until(lambda: lab.state()["cells"][index]["source"] == edited, 10, what="the typed edit")
-        lab.page.evaluate("() => { window.__sameDocument = true; }")
-        lab.page.evaluate(NAV_LINK, base_url + "knowledge-card/")
-        wait_until(lambda: lab.page.evaluate("() => (document.querySelector('article h1') || {}).textContent"
-                                             "?.includes('知識卡')"), 30, what="the knowledge card")
-        assert lab.page.evaluate("() => document.querySelectorAll('.sd-lab').length") == 0
-        lab.page.evaluate(NAV_LINK, base_url)
-        wait_until(lambda: lab.in_app("return !!(nb && win.specdecLab.state().notebookShown);"), 60,
-                   what="the lab shown again")
-        assert lab.page.evaluate("() => window.__sameDocument === true"), "instant navigation"
-        assert lab.state()["cells"][index]["source"] == edited
-        lab.page.screenshot(SHOTS / "webkit-lab-edit-kept.png")
-        assert without_no_gil(lab.errors) == []
-    finally:
-        lab.close()
+
+    def visit():
+        lab = WebKitLab.open(browser, base_url)
+        try:
+            lab.wait_for("notebookShown")
+            index = lab.in_app(FIRST_CODE_CELL)
+            original = lab.state()["cells"][index]["source"]
+            lab.in_app("return nb.content.scrollToItem(arg, 'start').catch(() => null).then(() => true);", index)
+            lab.page.keys_in_frame(".sd-lab__frame", f'.jp-Cell[data-windowed-list-index="{index}"] .cm-content',
+                                   "Control+End", "Enter", "# kept")
+            edited = original + "\n# kept"
+            wait_until(lambda: lab.state()["cells"][index]["source"] == edited, 10, what="the typed edit")
+            lab.page.evaluate("() => { window.__sameDocument = true; }")
+            lab.page.evaluate(NAV_LINK, base_url + "knowledge-card/")
+            wait_until(lambda: lab.page.evaluate("() => (document.querySelector('article h1') || {}).textContent"
+                                                 "?.includes('知識卡')"), 30, what="the knowledge card")
+            assert lab.page.evaluate("() => document.querySelectorAll('.sd-lab').length") == 0
+            lab.page.evaluate(NAV_LINK, base_url)
+            wait_until(lambda: lab.in_app("return !!(nb && win.specdecLab.state().notebookShown);"), 60,
+                       what="the lab shown again")
+            assert lab.page.evaluate("() => window.__sameDocument === true"), "instant navigation"
+            assert lab.state()["cells"][index]["source"] == edited
+            lab.page.screenshot(SHOTS / "webkit-lab-edit-kept.png")
+            assert without_no_gil(lab.errors) == []
+        finally:
+            lab.close()
+
+    once_more_if_jsc_crashed(visit, "the edit kept across pages")
 
 
 # the kernel indicator (name and status) of the notebook's toolbar: where it is, and the toolbar
@@ -463,21 +505,25 @@ def test_a_phone_opens_the_lab_with_its_button_and_keeps_the_toolbar_in_place(br
     """At 390 x 844 the panel opens with 實驗場's button; the lab goes live, and every item of the
     notebook's toolbar still shown lies inside the toolbar (WebKit wrapped the kernel name and
     status to a second line, over the notebook, where Chromium folds them into ⋯)."""
-    lab = WebKitLab(browser.open(base_url, width=390, height=844, init=[LAB_SHOWN, TIMELINE]))
-    try:
-        lab.page.click(".sd-lab-open")
-        lab.wait_for("kernelReady")
-        lab.run_all()
-        lab.first_output(timeout=120)
-        where = lab.page.evaluate(KERNEL_INDICATOR)
-        lab.page.screenshot(SHOTS / "webkit-phone-lab-live.png")
-        outside = [item for item in where["items"]
-                   if item["top"] < where["bar"]["top"] - 1 or item["bottom"] > where["bar"]["bottom"] + 1
-                   or item["right"] > where["bar"]["right"] + 1]
-        assert outside == [], f"toolbar {where['bar']}: items outside it {outside}"
-        assert without_no_gil(lab.errors) == []
-    finally:
-        lab.close()
+
+    def visit():
+        lab = WebKitLab(browser.open(base_url, width=390, height=844, init=[LAB_SHOWN, TIMELINE]))
+        try:
+            lab.page.click(".sd-lab-open")
+            lab.wait_for("kernelReady")
+            lab.run_all()
+            lab.first_output(timeout=120)
+            where = lab.page.evaluate(KERNEL_INDICATOR)
+            lab.page.screenshot(SHOTS / "webkit-phone-lab-live.png")
+            outside = [item for item in where["items"]
+                       if item["top"] < where["bar"]["top"] - 1 or item["bottom"] > where["bar"]["bottom"] + 1
+                       or item["right"] > where["bar"]["right"] + 1]
+            assert outside == [], f"toolbar {where['bar']}: items outside it {outside}"
+            assert without_no_gil(lab.errors) == []
+        finally:
+            lab.close()
+
+    once_more_if_jsc_crashed(visit, "the phone's lab")
 
 
 def test_a_module_and_a_source_line_that_come_later_arrive(lab_run):
@@ -501,3 +547,56 @@ def test_the_kernel_runs_without_stack_switching_and_a_call_that_needs_it_fails(
                             "    asyncio.get_event_loop().run_until_complete(asyncio.sleep(0))\n"
                             "except BaseException as e:\n    print(type(e).__name__, e)")
     assert "stack switching not supported" in printed, printed
+
+
+# --------------------------------------------------------------------------- a crashed page
+
+def crash(page):
+    """page's web process killed, as JavaScriptCore's segfault kills it; PageCrashed, as WebDriver
+    says it, raised."""
+    for pid in page.browser.web_processes():
+        os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: not page.evaluate("() => true"), 30, what="WebDriver saying the page crashed")
+
+
+def test_a_crashed_page_loses_only_itself_and_a_lab_visit_is_made_again_only_after_a_jsc_segfault(
+        browser, base_url, monkeypatch):
+    """CI's run of 2026-12-04 lost the session to one crash and failed every later WebKit test on it.
+    A page whose web process died: its next command raises PageCrashed, its close says it was lost,
+    and the next page opens on a new MiniBrowser. once_more_if_jsc_crashed visits again when the
+    kernel's log (a stand-in here) gained a JavaScriptCore segfault, with a warning, and only then."""
+    page = browser.open(base_url + "knowledge-card/", init=[LAB_FOLDED])
+    with pytest.raises(PageCrashed, match="session deleted because of page crash"):
+        crash(page)
+    page.close()
+    assert page.log()["errors"][0].startswith("the page was lost")
+    restarts = browser.restarts
+    again = browser.open(base_url + "knowledge-card/", init=[LAB_FOLDED])
+    assert browser.restarts == restarts + 1
+    assert "知識卡" in again.evaluate("() => document.title")
+    again.close()
+
+    kernel_log: list[str] = []
+    monkeypatch.setattr(f"{__name__}.jsc_segfaults", lambda: list(kernel_log))
+    visits = []
+
+    def visit(crashes: bool, logged: bool = True):
+        visits.append(crashes)
+        page = browser.open(base_url + "knowledge-card/", init=[LAB_FOLDED])
+        try:
+            if crashes:
+                if logged:
+                    kernel_log.append("WebCore: Worker[1]: segfault at 0 ip 1 in libjavascriptcoregtk-4.1.so.0")
+                crash(page)
+            return page.evaluate("() => document.title")
+        finally:
+            page.close()
+
+    with pytest.warns(JavaScriptCoreCrashed, match="the card: WebKit's web process crashed"):
+        title = once_more_if_jsc_crashed(lambda: visit(crashes=not visits), "the card")
+    assert visits == [True, False] and "知識卡" in title
+    visits.clear()
+    with pytest.raises(PageCrashed):       # the kernel's log says nothing: lost, no second visit
+        once_more_if_jsc_crashed(lambda: visit(crashes=True, logged=False), "the card")
+    assert visits == [True]
+

@@ -39,10 +39,10 @@ class QuietServer(http.server.ThreadingHTTPServer):
 @contextlib.contextmanager
 def serve_site(root: Path, cache_hashed: bool = True, compress: bool = True):
     """site/serve.py's server (what `make serve` runs, without live reload) for `root` on a free
-    port; yields the base URL (ending in '/')."""
+    port, quiet about browsers that leave mid-download; yields the base URL (ending in '/')."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "site"))
     import serve  # site/serve.py
-    server = serve.make_server(root, port=0, cache_hashed=cache_hashed, compress=compress)
+    server = serve.make_server(root, port=0, cache_hashed=cache_hashed, compress=compress, tell_leaving=False)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

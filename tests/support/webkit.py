@@ -70,6 +70,21 @@ KEYS = {"Enter": "\ue007", "Tab": "\ue004", "ArrowLeft": "\ue012", "ArrowUp": "\
         "PageDown": "\ue00f", "PageUp": "\ue00e", " ": " "}
 
 
+class PageCrashed(RuntimeError):
+    """WebKit's web process crashed (or hung) under a page: WebDriver deleted the session, with every
+    window of it. The next `open` starts MiniBrowser again."""
+
+
+def jsc_segfaults() -> list[str]:
+    """The kernel's log lines of segfaults in JavaScriptCore so far (a crashed web process leaves
+    one); [] where the log cannot be read."""
+    try:
+        log = subprocess.run(["dmesg"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return [line for line in log.splitlines() if "segfault" in line and "libjavascriptcore" in line]
+
+
 def versions() -> dict:
     """Installed Debian package versions of the three browsers the course is tested in."""
     out = {}
@@ -176,10 +191,15 @@ class WebKit:
     """One WebDriver session of MiniBrowser; each page is a window of it."""
 
     def __init__(self, display: str, log_path: Path):
+        self.display, self.log_path = display, Path(log_path)
+        self.restarts = 0
+        self._start()
+
+    def _start(self):
         self.port = _free_port()
-        self._log = open(log_path, "w", encoding="utf-8")
+        self._log = open(self.log_path, "a" if self.restarts else "w", encoding="utf-8")
         self.process = subprocess.Popen([DRIVER, f"--port={self.port}"], stdout=self._log,
-                                        stderr=subprocess.STDOUT, env={**os.environ, "DISPLAY": display})
+                                        stderr=subprocess.STDOUT, env={**os.environ, "DISPLAY": self.display})
         self.base = f"http://127.0.0.1:{self.port}"
         caps = {"capabilities": {"alwaysMatch": {"webkitgtk:browserOptions": {
             "binary": MINIBROWSER, "args": ["--automation"]}}}}
@@ -191,10 +211,17 @@ class WebKit:
             raise
         self.session = f"/session/{value['sessionId']}"
         self.version = value["capabilities"].get("browserVersion")
+        self.lost: str | None = None      # what WebDriver said when the session went
         self.pages: list[WebKitPage] = []
         self._current = None
         self._script_timeout = None
         self._blank = self.request("GET", self.session + "/window", what="first window")
+
+    def _restart(self):
+        """A new MiniBrowser (and driver) after a lost session."""
+        self._stop_driver()
+        self.restarts += 1
+        self._start()
 
     def _ready(self) -> bool:
         with contextlib.suppress(OSError):
@@ -210,8 +237,19 @@ class WebKit:
                 return json.loads(answer.read())["value"]
         except urllib.error.HTTPError as error:
             value = json.loads(error.read() or b"{}").get("value", {})
-            raise RuntimeError(f"WebKit {method} {path.split('/', 3)[-1]} ({what}): "
-                               f"{value.get('error')}: {value.get('message')}") from None
+            said = f"WebKit {method} {path.split('/', 3)[-1]} ({what}): {value.get('error')}: {value.get('message')}"
+            in_session = path.startswith(getattr(self, "session", "-"))
+            if in_session and value.get("error") == "invalid session id":
+                self.lost = self.lost or said
+                raise PageCrashed(f"{said}\n(session lost: {self.lost})") from None
+            if in_session and value.get("error") == "unknown error" and path != self.session + "/window":
+                # (a command in flight when the page's web process died is answered so; the
+                # session is gone by then, and the next command says why)
+                try:
+                    self.request("GET", self.session + "/window", timeout=10, what="the session, after that")
+                except PageCrashed as lost:
+                    raise PageCrashed(f"{said}\n{lost}") from None
+            raise RuntimeError(said) from None
         except TimeoutError:
             raise TimeoutError(f"WebKit {method} {path} ({what}): no answer within {timeout:.0f} s") from None
 
@@ -227,7 +265,9 @@ class WebKit:
     def open(self, url: str, width: int = 1440, height: int = 900, init: list[str] = (),
              timeout: float = 120) -> "WebKitPage":
         """A window of width x height showing url (narrower than MIN_WIDTH: in an iframe);
-        init: scripts the test server puts first in the page."""
+        init: scripts the test server puts first in the page. After a lost session: a new MiniBrowser."""
+        if self.lost:
+            self._restart()
         self.server.init[:] = list(init)
         self.request("POST", self.session + "/window", {"handle": self._blank}, what="first window")
         handle = self.request("POST", self.session + "/window/new", {"type": "window"},
@@ -240,6 +280,22 @@ class WebKit:
                      "height": height if width >= MIN_WIDTH else max(height, 900)}, what="window size")
         page.goto(url, timeout=timeout)
         return page
+
+    def web_processes(self) -> list[int]:
+        """The pids of this MiniBrowser's web processes (its pages' JavaScript runs in them)."""
+        children: dict[int, list[int]] = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        found, todo = [], [self.process.pid]
+        while todo:
+            for pid in children.get(todo.pop(), []):
+                todo.append(pid)
+                with contextlib.suppress(OSError):
+                    if b"WebKitWebProcess" in (Path("/proc") / str(pid) / "cmdline").read_bytes():
+                        found.append(pid)
+        return found
 
     def close(self):
         with contextlib.suppress(Exception):
@@ -261,6 +317,7 @@ class WebKitPage:
 
     def __init__(self, browser: WebKit, handle: str, phone: bool = False):
         self.browser, self.handle, self.phone = browser, handle, phone
+        self.session = browser.session
         self.closed_log: dict | None = None
 
     def _do(self, method, path, body=None, timeout=60, what=""):
@@ -328,14 +385,21 @@ class WebKitPage:
                  timeout=timeout, what=f"typing {text!r}")
 
     def keys_in_frame(self, frame: str, selector: str, *keys: str, timeout: float = 30):
-        """Click `selector` inside the child frame `frame` (a CSS selector in this page), then press
-        each of `keys` there (a key name as press() takes it, or text to type): the lab's editor
+        """Click `selector` inside the child frame `frame` (a CSS selector in this page) until it
+        has the focus, then press each of `keys` there (a key name as press() takes it, or text to type): the lab's editor
         takes keys only from inside its own frame."""
         ref = self._element(frame, timeout)
         self._do("POST", "/frame", {"id": {"element-6066-11e4-a52e-4f735466cecf": ref}}, what=f"frame {frame}")
-        try:
+        def clicked_and_focused():
             inner = self._element(selector, timeout)
             self._do("POST", f"/element/{inner}/click", timeout=timeout, what=f"click on {selector}")
+            return self.evaluate("(s) => !!(document.activeElement && document.activeElement.closest(s))",
+                                 selector)
+
+        try:
+            # (clicked again until the focus is there: once, under load, the cell's editor was drawn
+            # anew between the click and the keys, and the keys went nowhere)
+            until(clicked_and_focused, timeout, step=0.5, what=f"the focus in {selector} after a click")
             for key in keys:
                 self.press(key, timeout) if key in KEYS or "+" in key else self.type(key, timeout)
         finally:
@@ -384,6 +448,9 @@ class WebKitPage:
             return {"errors": self.evaluate(read)}
 
     def close(self):
+        if self.closed_log is None and (self.browser.lost or self.browser.session != self.session):
+            # (nothing left to read or close)
+            self.closed_log = {"errors": [f"the page was lost: {self.browser.lost or 'an earlier MiniBrowser'}"]}
         if self.closed_log is None:
             self.closed_log = self.log()
             self._do("DELETE", "/window", what="closing the window")
