@@ -75,14 +75,20 @@ class PageCrashed(RuntimeError):
     window of it. The next `open` starts MiniBrowser again."""
 
 
-def jsc_segfaults() -> list[str]:
-    """The kernel's log lines of segfaults in JavaScriptCore so far (a crashed web process leaves
-    one); [] where the log cannot be read."""
+def crashes_in_kernel_log() -> list[str]:
+    """The kernel's log lines of crashed processes so far (segfaults, traps); [] where the log
+    cannot be read."""
     try:
         log = subprocess.run(["dmesg"], capture_output=True, text=True, timeout=10).stdout
     except (OSError, subprocess.TimeoutExpired):
         return []
-    return [line for line in log.splitlines() if "segfault" in line and "libjavascriptcore" in line]
+    return [line.strip() for line in log.splitlines() if "segfault" in line or "trap" in line]
+
+
+def jsc_segfaults() -> list[str]:
+    """The kernel's log lines of segfaults in JavaScriptCore so far (a web process that crashed in
+    it leaves one)."""
+    return [line for line in crashes_in_kernel_log() if "segfault" in line and "libjavascriptcore" in line]
 
 
 def versions() -> dict:
@@ -197,6 +203,7 @@ class WebKit:
 
     def _start(self):
         self.port = _free_port()
+        self._crashes_before = len(crashes_in_kernel_log())
         self._log = open(self.log_path, "a" if self.restarts else "w", encoding="utf-8")
         self.process = subprocess.Popen([DRIVER, f"--port={self.port}"], stdout=self._log,
                                         stderr=subprocess.STDOUT, env={**os.environ, "DISPLAY": self.display})
@@ -240,7 +247,9 @@ class WebKit:
             said = f"WebKit {method} {path.split('/', 3)[-1]} ({what}): {value.get('error')}: {value.get('message')}"
             in_session = path.startswith(getattr(self, "session", "-"))
             if in_session and value.get("error") == "invalid session id":
-                self.lost = self.lost or said
+                if not self.lost:
+                    crashes = crashes_in_kernel_log()[self._crashes_before:]
+                    self.lost = f"{said}; the kernel's log since MiniBrowser started: {crashes or 'no crash'}"
                 raise PageCrashed(f"{said}\n(session lost: {self.lost})") from None
             if in_session and value.get("error") == "unknown error" and path != self.session + "/window":
                 # (a command in flight when the page's web process died is answered so; the
