@@ -708,6 +708,38 @@ def test_no_line_starts_with_closing_punctuation_on_a_phone(open_lesson, path):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, "page wider than the phone"
 
 
+# at the end of the page: the article's text lines beside or under the lab's floating opener (a line
+# that reaches below the button's top: a longer one would run under it)
+OPENER_OVER_TEXT = """() => {
+  scrollTo(0, document.documentElement.scrollHeight);
+  const button = document.querySelector('.sd-lab-open');
+  if (!button || !button.getClientRects().length) return null;
+  const b = button.getBoundingClientRect();
+  const walker = document.createTreeWalker(document.querySelector('article'), NodeFilter.SHOW_TEXT);
+  const under = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.data.trim() || node.parentElement.closest('.sd-lab, .sd-lab-open')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    for (const r of range.getClientRects())
+      if (r.width > 0 && r.bottom > b.top + 1 && r.top < b.bottom)
+        under.push(`${node.data.trim().slice(0, 30)} (${Math.round(r.bottom)} > ${Math.round(b.top)})`);
+  }
+  return under;
+}"""
+
+
+@pytest.mark.parametrize("path", ["", "lossless-lab/", "your-gpu/"])
+def test_the_labs_floating_button_leaves_the_last_line_readable_on_a_phone(open_lesson, path):
+    """On a phone the lab's opener floats at the bottom right of the screen; scrolled to the end,
+    the lesson's last line ends above it, however long that line is (lesson 1's ended beside the
+    button, clear of it only because it was short)."""
+    page = phone_page(open_lesson, path)
+    page.locator(".sd-lab-open").wait_for(state="visible", timeout=30_000)
+    under = page.evaluate(OPENER_OVER_TEXT)
+    assert under == [], f"text beside or under the button at the end of the page: {under}"
+
+
 @pytest.mark.parametrize("width", [1440, 390])
 @pytest.mark.parametrize("path", LESSON_PAGES)
 def test_wide_tables_show_that_they_scroll_and_their_code_breaks_between_words(open_lesson, path, width):
