@@ -395,10 +395,11 @@ class WebKitPage:
 
     def keys_in_frame(self, frame: str, selector: str, *keys: str, timeout: float = 30):
         """Click `selector` inside the child frame `frame` (a CSS selector in this page) until it
-        has the focus, then press each of `keys` there (a key name as press() takes it, or text to type): the lab's editor
-        takes keys only from inside its own frame."""
+        has the focus, then press each of `keys` there (a key name as press() takes it, or text to
+        type): the lab's editor takes keys only from inside its own frame."""
         ref = self._element(frame, timeout)
         self._do("POST", "/frame", {"id": {"element-6066-11e4-a52e-4f735466cecf": ref}}, what=f"frame {frame}")
+
         def clicked_and_focused():
             inner = self._element(selector, timeout)
             self._do("POST", f"/element/{inner}/click", timeout=timeout, what=f"click on {selector}")
