@@ -29,7 +29,7 @@ from support.axe import axe_script
 from support.cjk_lines import (MARKS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SEARCH_TEXT_DRAWN,
                                SIGNS, signs_not_narrow)
 from support.lab import TIMELINE, wait_until
-from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, LOOPING_AND_METER,
+from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, START_SAMPLER, START_SAMPLES,
                                 STREAM_TEXTS, broken_images, stream_texts_of)
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
 from support.webkit import PageCrashed, WebKitLab, jsc_segfaults, serve_recorded, webkit
@@ -319,17 +319,17 @@ def lab_run(request, browser, base_url):
     def visit():
         lab = WebKitLab.open(browser, base_url + path)
         try:
+            lab.page.evaluate(START_SAMPLER)
             lab.wait_for("notebookShown")
-            starting = [lab.page.evaluate(LOOPING_AND_METER)]     # (Python still starting, as a rule)
             scrollers = lab.page.evaluate(LAB_SCROLLERS)
             lab.until(lambda: lab.page.evaluate(KERNEL_SPINNER_OR_READY), 120, step=0.2,
                       what="the kernel's spinner")
-            starting.append(lab.page.evaluate(LOOPING_AND_METER))
             shown_path = lab.in_app("return nb.context.path;")
             stored = lab.page.evaluate(STREAM_TEXTS, timeout=120)
             lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-stored.png")
             lab.run_all()
             ran = lab.wait_all_run(timeout=400)
+            starting = lab.page.evaluate(START_SAMPLES)
             images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
             lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-ran.png")
         except BaseException:
@@ -359,18 +359,15 @@ def test_the_lab_goes_live_and_runs_every_cell(lab_run):
 
 
 def test_nothing_loops_beside_the_lesson_while_python_starts(lab_run):
-    """While Python starts (here: when the notebook is shown, and when its toolbar shows the kernel
-    starting, each if Python is not ready by then), nothing loops on the lesson page or in the lab's
-    frame, and the panel's meter stands still, pale across: its sliding bar and the lab's kernel
-    spinner, composited in WebKitGTK on the CPU (no GPU under Xvfb) every frame, had the first
-    output come later (benchmarks/webkit_probe.py --ab; tests/test_lab_browser.py checks the
-    meter's every step in Chromium)."""
-    seen = [s for s in lab_run["starting"] if not s["kernelReady"] and s["stage"] in ("start", "packages")]
-    if not seen:
-        pytest.skip(f"Python was ready before the notebook was shown: {lab_run['starting']}")
-    for starting in seen:
-        assert (starting["looping"], starting["labLooping"]) == ([], []), starting
-        assert (starting["filled"], starting["opacity"] < 1) == (100, True), starting      # pale across
+    """While Python starts (sampled in the page every 100 ms: START_SAMPLER), nothing loops on the
+    lesson page or in the lab's frame, and the panel's meter stands still, pale across: its sliding
+    bar and the lab's kernel spinner, composited in WebKitGTK on the CPU (no GPU under Xvfb) every
+    frame, had the first output come later (benchmarks/webkit_probe.py --ab;
+    tests/test_lab_browser.py checks the meter's every step in Chromium)."""
+    seen = lab_run["starting"]
+    assert seen and seen["taken"] > 0 and seen["framed"] > 0, seen
+    assert seen["looping"] == [], seen
+    assert [(filled, opacity < 1) for filled, opacity in seen["meters"]] == [(100, True)], seen     # pale across
 
 
 # the lab's scrollers that have more to show than they show: the width of the scrollbar beside

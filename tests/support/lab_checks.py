@@ -208,6 +208,31 @@ LOOPING_AND_METER = """() => {
           stage: last.stage || null, kernelReady: !!last.kernelReady};
 }"""
 
+# LOOPING_AND_METER sampled in the page every 100 ms while the lab says Python is starting (stage
+# "start" or "packages", not ready), from when it is run until Python is ready; START_SAMPLES reads
+# what it saw: how many samples, how many with the lab's frame readable and with its kernel spinner
+# on screen (not always: in WebKit the toolbar showed none in 1 of 6 starts), the samples with
+# something looping, and each meter state seen. (Read from the test, once the spinner showed, the
+# state was sometimes already "ready" on a busy machine, and the check had nothing to check.)
+START_SAMPLER = """() => {
+  const sample = %s;
+  const spinner = () => { try { return !!document.querySelector('.sd-lab__frame').contentDocument
+                                   .querySelector('.jp-KernelStatus-spinner'); } catch (e) { return false; } };
+  const seen = window.__startSamples = {taken: 0, framed: 0, withSpinner: 0, looping: [], meters: []};
+  const timer = setInterval(() => {
+    const s = sample();
+    if (s.kernelReady) return clearInterval(timer);
+    if (!['start', 'packages'].includes(s.stage)) return;
+    seen.taken++;
+    if (s.labLooping) seen.framed++;
+    if (spinner()) seen.withSpinner++;
+    if (s.looping.length || (s.labLooping && s.labLooping.length)) seen.looping.push(s);
+    const meter = [s.filled, s.opacity];
+    if (!seen.meters.some((m) => m[0] === meter[0] && m[1] === meter[1])) seen.meters.push(meter);
+  }, 100);
+}""" % LOOPING_AND_METER
+START_SAMPLES = "() => window.__startSamples || null"
+
 # true once the lab's toolbar shows the kernel's spinner (starting or busy), or Python is ready
 KERNEL_SPINNER_OR_READY = """() => {
   const frame = document.querySelector('.sd-lab__frame');
