@@ -22,8 +22,9 @@ def carets(text: str) -> list[str]:
     return [text[max(0, m.start() - 8):m.end() + 4] for m in CARET.finditer(text)]
 
 
-def prose(markdown: str) -> str:
-    return MATH_AND_CODE.sub(" ", markdown)
+def prose(markdown: str, instead: str = " ") -> str:
+    """markdown with each formula and code span or block `instead`."""
+    return MATH_AND_CODE.sub(instead, markdown)
 
 
 def js_strings(source: str) -> list[str]:
@@ -31,14 +32,14 @@ def js_strings(source: str) -> list[str]:
     return JS_STRINGS.findall(JS_COMMENTS.sub(" ", source))
 
 
-def notebook_texts(path: Path) -> list[tuple[str, str]]:
+def notebook_texts(path: Path, instead: str = " ") -> list[tuple[str, str]]:
     """(where, text) of a notebook's Markdown cells (prose only) and its stored outputs."""
     notebook = json.loads(path.read_text(encoding="utf-8"))
     found = []
     for i, cell in enumerate(notebook["cells"]):
         source = "".join(cell["source"])
         if cell["cell_type"] == "markdown":
-            found.append((f"{path.name} cell {i}", prose(source)))
+            found.append((f"{path.name} cell {i}", prose(source, instead)))
         for out in cell.get("outputs", []):
             data = out.get("data", {})
             text = "".join(out.get("text", "")) + "".join(data.get("text/plain", "")) + "".join(data.get("text/html", ""))
@@ -46,10 +47,13 @@ def notebook_texts(path: Path) -> list[tuple[str, str]]:
     return found
 
 
-def texts_learners_read() -> list[tuple[str, str]]:
-    found = [(path.name, prose(path.read_text(encoding="utf-8"))) for path in sorted((ROOT / "lessons").glob("*.md"))]
+def texts_learners_read(instead: str = " ") -> list[tuple[str, str]]:
+    """(where, text): the lessons' and the notebooks' prose, formulas and code each `instead`, the
+    notebooks' stored outputs, the widgets' strings."""
+    found = [(path.name, prose(path.read_text(encoding="utf-8"), instead))
+             for path in sorted((ROOT / "lessons").glob("*.md"))]
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        found += notebook_texts(path)
+        found += notebook_texts(path, instead)
     for path in sorted((ROOT / "site" / "assets").glob("*.js")):
         found += [(path.name, literal) for literal in js_strings(path.read_text(encoding="utf-8"))]
     return found
@@ -74,3 +78,24 @@ def test_the_caret_check_finds_a_caret_power(text, found):
 def test_js_strings_leave_comments_out():
     source = "// (1 − α^(K+1))\nconst a = `α^${k}`; /* x^2 */ const b = 'http://x'; const c = \"y^2\";"
     assert js_strings(source) == ["`α^${k}`", "'http://x'", "\"y^2\""]
+
+
+# a full-width mark that ends a clause, then a space (or a bold lead-in's "**" and a space): the mark
+# has its own room, and the space showed as a gap ("**先看啟動 log。** vLLM" drew "log。 vLLM")
+SPACE_AFTER_FULL_WIDTH = re.compile(r"[。，、；：！？](?:\*\*)? (?=[^\s|])")
+
+
+def test_no_space_after_full_width_punctuation_in_what_learners_read():
+    """In the lessons, the notebooks' Markdown and the widgets (the stored outputs line up their
+    labels with it: "投機解碼寫出： 產生…", the package's own printing)."""
+    found = {where: [text[max(0, m.start() - 8):m.end() + 6] for m in SPACE_AFTER_FULL_WIDTH.finditer(text)]
+             for where, text in texts_learners_read(instead="x") if not where.endswith("output")}
+    assert {where: spots for where, spots in found.items() if spots} == {}
+
+
+@pytest.mark.parametrize("text, found", [
+    ("**先看啟動 log。** vLLM 會印出", 1), ("第一步。 用", 1), ("**先看啟動 log。**vLLM，然後 `x。 y`", 0),
+    ("| 填 x？ |", 0),
+])
+def test_the_space_check_finds_a_space_after_full_width_punctuation(text, found):
+    assert len(SPACE_AFTER_FULL_WIDTH.findall(prose(text, "x"))) == found
