@@ -729,6 +729,30 @@ OPENER_OVER_TEXT = """() => {
 }"""
 
 
+# the text of a wrapping code block (.sd-wrap) drawn under Material's copy button: how many line boxes
+TEXT_UNDER_COPY_BUTTON = """() => [...document.querySelectorAll('.sd-wrap pre')].map((pre) => {
+  const button = pre.querySelector('.md-code__button') || pre.parentElement.querySelector('.md-code__button');
+  if (!button) return 'no copy button';
+  const b = button.getBoundingClientRect();
+  const walker = document.createTreeWalker(pre.querySelector('code'), NodeFilter.SHOW_TEXT);
+  let under = 0;
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(t);
+    under += [...range.getClientRects()].filter((r) => r.width && r.right > b.left && r.left < b.right
+                                                  && r.bottom > b.top && r.top < b.bottom).length;
+  }
+  return under;
+})"""
+
+
+def test_a_wrapping_code_block_wraps_before_the_copy_button_on_a_phone(open_lesson):
+    """The knowledge card's prompt to copy wraps its lines (.sd-wrap); at 390 its first line ran
+    under Material's copy button ("…{目標模型} 啟" behind the icon)."""
+    page = phone_page(open_lesson, "knowledge-card/")
+    assert page.evaluate(TEXT_UNDER_COPY_BUTTON) == [0]
+
+
 @pytest.mark.parametrize("path", ["", "lossless-lab/", "your-gpu/"])
 def test_the_labs_floating_button_leaves_the_last_line_readable_on_a_phone(open_lesson, path):
     """On a phone the lab's opener floats at the bottom right of the screen; scrolled to the end,
