@@ -754,6 +754,18 @@ def test_a_wrapping_code_block_wraps_before_the_copy_button_on_a_phone(open_less
 
 
 @pytest.mark.parametrize("path", ["", "lossless-lab/", "your-gpu/"])
+def test_the_notebook_preview_wraps_its_code_on_a_phone(open_lesson, path):
+    """The lab's preview (the stored notebook, shown while Python loads) wraps long code lines as
+    the live notebook does: at 390, 23 of its 49 code cells ran out of the panel, cut at its edge."""
+    page = phone_page(open_lesson, path)
+    page.locator(".sd-lab-open").click()
+    page.locator(".sd-nb__cell--code pre > code").first.wait_for(timeout=30_000)
+    cut = page.evaluate("""() => [...document.querySelectorAll('.sd-nb__cell--code pre > code')]
+        .filter((code) => code.scrollWidth > code.clientWidth + 1).map((code) => code.textContent.slice(0, 40))""")
+    assert cut == []
+
+
+@pytest.mark.parametrize("path", ["", "lossless-lab/", "your-gpu/"])
 def test_the_labs_floating_button_leaves_the_last_line_readable_on_a_phone(open_lesson, path):
     """On a phone the lab's opener floats at the bottom right of the screen; scrolled to the end,
     the lesson's last line ends above it, however long that line is (lesson 1's ended beside the
