@@ -466,8 +466,8 @@ def test_quiz_score_counts_first_choices(open_lesson):
     score = page.locator(".sd-quiz-score")
     assert score.count() == 1
     n = len(ANSWERS)
-    total = n + CALCS                   # the page's score counts its numeric questions too
-    assert f"已作答 0 / {total} 題" in score.inner_text()
+    total = n + CALCS                   # the page's score counts its numeric questions too, and says so
+    assert f"測驗成績（算算看 {CALCS} 題＋情境測驗 {n} 題）：已作答 0 / {total} 題" in score.inner_text()
     quiz(page, 1).locator(".sd-quiz__button").nth(LABELS.index(wrong_label(1))).click()
     for number in range(1, n + 1):
         quiz(page, number).locator(".sd-quiz__button").nth(LABELS.index(ANSWERS[number - 1])).click()

@@ -32,10 +32,16 @@
     const score = el("p", { className: "sd-quiz-score" });
     quizzes[quizzes.length - 1].after(score);
 
+    // what the score counts, where the page has both kinds: "5 / 7" under a heading of five
+    // scenario questions read wrong without it
+    const calcs = quizzes.filter((section) => section.classList.contains("sd-calc")).length;
+    const counted = calcs && calcs < quizzes.length
+      ? `（算算看 ${calcs} 題＋情境測驗 ${quizzes.length - calcs} 題）` : "";
+
     function renderScore() {
       const right = [...first.values()].filter(Boolean).length;
       score.replaceChildren(
-        el("strong", { text: "測驗成績：" }),
+        el("strong", { text: "測驗成績" + counted + "：" }),
         `已作答 ${first.size} / ${quizzes.length} 題，第一次就答對 `,
         el("strong", { className: "sd-quiz-score__right", text: String(right) }),
         " 題。" + (first.size === quizzes.length ? "（重做不改變成績。）" : ""));
