@@ -708,6 +708,20 @@ def test_no_line_starts_with_closing_punctuation_on_a_phone(open_lesson, path):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, "page wider than the phone"
 
 
+# a function (in the page) of an element: each line box of the text in it, [text, its client rect],
+# leaving out text inside `skip` (a selector)
+LINE_BOXES = """(root, skip) => {
+  const boxes = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.data.trim() || (skip && node.parentElement.closest(skip))) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    for (const r of range.getClientRects()) if (r.width > 0) boxes.push([node.data.trim(), r]);
+  }
+  return boxes;
+}"""
+
 # at the end of the page: the article's text lines beside or under the lab's floating opener (a line
 # that reaches below the button's top: a longer one would run under it)
 OPENER_OVER_TEXT = """() => {
@@ -715,18 +729,10 @@ OPENER_OVER_TEXT = """() => {
   const button = document.querySelector('.sd-lab-open');
   if (!button || !button.getClientRects().length) return null;
   const b = button.getBoundingClientRect();
-  const walker = document.createTreeWalker(document.querySelector('article'), NodeFilter.SHOW_TEXT);
-  const under = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (!node.data.trim() || node.parentElement.closest('.sd-lab, .sd-lab-open')) continue;
-    const range = document.createRange();
-    range.selectNodeContents(node);
-    for (const r of range.getClientRects())
-      if (r.width > 0 && r.bottom > b.top + 1 && r.top < b.bottom)
-        under.push(`${node.data.trim().slice(0, 30)} (${Math.round(r.bottom)} > ${Math.round(b.top)})`);
-  }
-  return under;
-}"""
+  return (%s)(document.querySelector('article'), '.sd-lab, .sd-lab-open')
+    .filter(([, r]) => r.bottom > b.top + 1 && r.top < b.bottom)
+    .map(([text, r]) => `${text.slice(0, 30)} (${Math.round(r.bottom)} > ${Math.round(b.top)})`);
+}""" % LINE_BOXES
 
 
 # the text of a wrapping code block (.sd-wrap) drawn under Material's copy button: how many line boxes
@@ -734,16 +740,9 @@ TEXT_UNDER_COPY_BUTTON = """() => [...document.querySelectorAll('.sd-wrap pre')]
   const button = pre.querySelector('.md-code__button') || pre.parentElement.querySelector('.md-code__button');
   if (!button) return 'no copy button';
   const b = button.getBoundingClientRect();
-  const walker = document.createTreeWalker(pre.querySelector('code'), NodeFilter.SHOW_TEXT);
-  let under = 0;
-  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
-    const range = document.createRange();
-    range.selectNodeContents(t);
-    under += [...range.getClientRects()].filter((r) => r.width && r.right > b.left && r.left < b.right
-                                                  && r.bottom > b.top && r.top < b.bottom).length;
-  }
-  return under;
-})"""
+  return (%s)(pre.querySelector('code')).filter(([, r]) => r.right > b.left && r.left < b.right
+                                                          && r.bottom > b.top && r.top < b.bottom).length;
+})""" % LINE_BOXES
 
 
 def test_a_wrapping_code_block_wraps_before_the_copy_button_on_a_phone(open_lesson):
