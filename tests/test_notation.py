@@ -99,3 +99,24 @@ def test_no_space_after_full_width_punctuation_in_what_learners_read():
 ])
 def test_the_space_check_finds_a_space_after_full_width_punctuation(text, found):
     assert len(SPACE_AFTER_FULL_WIDTH.findall(prose(text, "x"))) == found
+
+
+# the draft tokens of a round are K, upper case, as in every formula of the course; a lower-case k
+# standing alone is the other notation ("建議 k = 3", "(E − 1)/k" in the vLLM readers' printing, while
+# the lesson beside it wrote K). Code keeps its parameter `k`; a JS template's ${k} is code too.
+LOWER_K = re.compile(r"(?<![\w$.{\-])k(?![\w(}\-])")
+JS_PLACEHOLDER = re.compile(r"\$\{[^}]*\}")
+
+
+def test_draft_length_is_upper_case_k_in_what_learners_read():
+    found = {where: [text[max(0, m.start() - 10):m.end() + 6] for m in LOWER_K.finditer(JS_PLACEHOLDER.sub(" ", text))]
+             for where, text in texts_learners_read()}
+    assert {where: spots for where, spots in found.items() if spots} == {}
+
+
+@pytest.mark.parametrize("text, found", [
+    ("建議 k = 3（加速 2.17×）；= (E − 1)/k，不是 α；不滿 k 個", 3),
+    ("建議 K = 3；`k=3`、`best_k(alpha)`；5k tokens、k8s、`--sd-i:${k}`、speculative-k", 0),
+])
+def test_the_lower_case_k_check_finds_one(text, found):
+    assert len(LOWER_K.findall(JS_PLACEHOLDER.sub(" ", prose(text)))) == found

@@ -275,13 +275,13 @@ def test_recommended_k_iid_uses_eq1_and_positional_uses_measured_rates():
     assert falling.knee_k <= falling.recommended_k
     ks, s = falling.speedups()
     assert list(ks) == [1, 2, 3] and s.max() == pytest.approx(max(brute))
-    assert "建議 k" in str(falling) and "不是 α" in str(falling)
+    assert "建議 K" in str(falling) and "不是 α" in str(falling)
 
 
 def test_short_ngram_drafts_are_flagged():
     est = estimate_alpha(parse_metrics(fixture("metrics_ngram_short_drafts_k5.txt")))
     assert not est.full_length_drafts
-    assert "不滿 k 個" in str(est)
+    assert "不滿 K 個" in str(est)
 
 
 @pytest.mark.parametrize(

@@ -68,16 +68,16 @@ class AlphaEstimate:
             f"各位置的條件接受率（前面都中的前提下）：{rates}",
             f"i.i.d. 檢定：χ² = {self.chi2:.2f}，自由度 {self.dof}，{p_text(self.p_value)} → "
             + ("看起來每個位置一樣（可用公式 1）" if self.looks_iid else "各位置明顯不同（改用位置相依公式）"),
-            f"實測平均每輪產出 E = {self.mean_acceptance_length:.3f}；公式 1 在 α、k = {k} 下給 {self.iid_expected_tokens:.3f}",
-            f"vLLM 印的 draft acceptance rate = {self.draft_acceptance_rate:.3f} = (E − 1)/k，不是 α",
+            f"實測平均每輪產出 E = {self.mean_acceptance_length:.3f}；公式 1 在 α、K = {k} 下給 {self.iid_expected_tokens:.3f}",
+            f"vLLM 印的 draft acceptance rate = {self.draft_acceptance_rate:.3f} = (E − 1)/K，不是 α",
         ]
         if not self.full_length_drafts:
-            lines.append("注意：有些輪的草稿不滿 k 個（ngram 常見），後面位置的條件接受率因此偏低，是下限")
+            lines.append("注意：有些輪的草稿不滿 K 個（ngram 常見），後面位置的條件接受率因此偏低，是下限")
         if self.recommended_k is not None:
             lines.append(
-                f"草稿成本 {self.draft_cost:.3g} 下建議 k = {self.recommended_k}（加速 {self.expected_speedup:.2f}×，"
+                f"草稿成本 {self.draft_cost:.2g} 下建議 K = {self.recommended_k}（加速 {self.expected_speedup:.2f}×，"
                 f"{'公式 1' if self.method == 'iid' else '實測各位置接受率'}）；"
-                f"曲線在 k = {self.knee_k} 已達最高點的 {KNEE_FRACTION:.0%}"
+                f"曲線在 K = {self.knee_k} 已達最高點的 {KNEE_FRACTION:.0%}"
             )
         return "\n".join(lines)
 
@@ -171,7 +171,7 @@ def _no_positions_message(stats: SpecDecodeStats) -> str:
     k, e = stats.num_speculative_tokens, stats.mean_acceptance_length
     guess = ""
     if k and stats.full_length_drafts:
-        guess = (f"若假設每個位置的接受率都一樣，由 E = {e:.3f}、k = {k} 反推 α ≈ {alpha_from_length(e, k):.3f}；"
+        guess = (f"若假設每個位置的接受率都一樣，由 E = {e:.3f}、K = {k} 反推 α ≈ {alpha_from_length(e, k):.3f}；"
                  "但這個假設在這裡檢查不了（各位置不同時它會低估第 1 個位置）。")
     return (
         f"{what}沒有各位置的計數：量不到第 1 個位置的接受率 α，也檢查不了各位置是否一樣。"

@@ -59,7 +59,7 @@ def from_v0_log(text: str) -> SpecDecodeStats:
     if len(snapshots) > 1:
         notes.append(f"V0 印的是自伺服器啟動以來的累計值：{len(snapshots)} 行只取最後一行（第 {number} 行），不相加")
     notes.append(
-        f"輪數 = 草稿 token ÷ k = {last['draft']:,} ÷ {k} = {rounds:,}；被接受的前綴 = emitted − 輪數 = "
+        f"輪數 = 草稿 token ÷ K = {last['draft']:,} ÷ {k} = {rounds:,}；被接受的前綴 = emitted − 輪數 = "
         f"{last['emitted']:,} − {rounds:,} = {prefix:,}"
     )
     if last["accepted"] != prefix:
@@ -87,7 +87,7 @@ def _v0_line(line: str, number: int) -> dict:
     if draft == 0:
         raise ValueError("num_drafts = 0：伺服器還沒做過任何一輪投機解碼。先送幾個請求再看 log")
     if draft % k:
-        raise ValueError(f"{where}：Number of draft tokens（{draft:,}）不是 k = {k} 的倍數，V0 每輪一定提出 k 個草稿字。{_HINT}")
+        raise ValueError(f"{where}：Number of draft tokens（{draft:,}）不是 K = {k} 的倍數，V0 每輪一定提出 K 個草稿字。{_HINT}")
     rounds = draft // k
     for name, value in (("Draft acceptance rate", rate), ("System efficiency", efficiency)):
         if value != "nan" and float(value) > 1:

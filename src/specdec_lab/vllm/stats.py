@@ -104,12 +104,12 @@ class SpecDecodeStats:
         ]
         if self.accepted_per_position:
             rates = "、".join(f"{r:.3f}" for r in self.per_position_acceptance)
-            lines.append(f"各位置接受比例（k = {k}）：{rates}")
+            lines.append(f"各位置接受比例（K = {k}）：{rates}")
             if any(self.per_position_slack):
                 lines.append(f"（各位置的計數由四捨五入的比率推回，每格最多差 {max(self.per_position_slack)}）")
             lines.append(f"α（第 1 個位置的接受率）≈ {self.per_position_acceptance[0]:.3f}")
         elif k:
-            lines.append(f"k = {k}，但沒有各位置的計數：量不到第 1 個位置的接受率 α")
+            lines.append(f"K = {k}，但沒有各位置的計數：量不到第 1 個位置的接受率 α")
         lines.extend(f"注意：{note}" for note in self.notes)
         return "\n".join(lines)
 
