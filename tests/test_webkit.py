@@ -16,6 +16,7 @@ Screenshots go to build/test-output/screenshots/webkit-*.png.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -311,6 +312,29 @@ def once_more_if_jsc_crashed(visit, what: str):
     return visit()
 
 
+class ServiceWorkerStuck(UserWarning):
+    """A WebKit lab visit was made again: the MiniBrowser's service worker never left 'installing'."""
+
+
+def service_worker_stuck(lab: WebKitLab) -> dict | None:
+    """The lab frame's service worker registration if, after Run all (half a minute at least after
+    the lab registered it: an install takes well under a second), its only worker is still
+    'installing' and none controls the lab. WebKitGTK 2.50.6 left it so for the rest of a
+    MiniBrowser's session on 2026-12-05 in 4 of 10 runs of this module (from the first lab visit on)
+    and in 1 of 10 runs of only the full-width tests (the ones that open a lab before lab_run) and
+    this one, with the frame's Cache Storage answering (which the worker's install waits on) and no
+    page unregistering it. What leaves it so is not known; the page's code never touches the
+    registration but to note its version. So the visit is made again on a new MiniBrowser, said as
+    a warning (that second visit passed, the one time it was needed); stuck again fails
+    (test_the_lab_keeps_its_service_worker)."""
+    seen = lab.page.evaluate(SERVICE_WORKER)
+    registration = seen["registration"]
+    if (isinstance(registration, dict) and registration["installing"] and not registration["waiting"]
+            and not registration["active"] and not seen["controlled"] and seen["unregistered"] is None):
+        return registration
+    return None
+
+
 @pytest.fixture(scope="module", params=list(LAB_PAGES), ids=list(LAB_PAGES))
 def lab_run(request, browser, base_url):
     """A lab page: the stored outputs as shown before Python runs, then Run all in Pyodide."""
@@ -321,7 +345,7 @@ def lab_run(request, browser, base_url):
         try:
             lab.page.evaluate(START_SAMPLER)
             lab.wait_for("notebookShown")
-            scrollers = lab.page.evaluate(LAB_SCROLLERS)
+            scrollers = notebook_scrollers(lab)
             lab.until(lambda: lab.page.evaluate(KERNEL_SPINNER_OR_READY), 120, step=0.2,
                       what="the kernel's spinner")
             shown_path = lab.in_app("return nb.context.path;")
@@ -339,6 +363,13 @@ def lab_run(request, browser, base_url):
                     starting=starting, scrollers=scrollers)
 
     seen = once_more_if_jsc_crashed(visit, f"the {request.param} lab")
+    stuck = service_worker_stuck(seen["lab"])
+    if stuck:
+        seen["lab"].close()
+        warnings.warn(ServiceWorkerStuck(f"the {request.param} lab: JupyterLite's service worker was still "
+                                         f"installing after Run all ({stuck}); visited once more on a new MiniBrowser"))
+        browser.restart()
+        seen = once_more_if_jsc_crashed(visit, f"the {request.param} lab")
     try:
         yield seen
     finally:
@@ -389,6 +420,21 @@ LAB_SCROLLERS = """() => {
 }"""
 
 
+def notebook_scrollers(lab: WebKitLab, bound: float = 30) -> list[dict]:
+    """LAB_SCROLLERS once the notebook's panel has more than it shows, or as they are after `bound`
+    seconds. JupyterLab fills the panel after the notebook is shown: a fresh clone's run on a busy
+    machine looked right then and found no scroller at all ([] for lesson 1)."""
+    seen = []
+
+    def panel_scrolls():
+        seen.append(lab.page.evaluate(LAB_SCROLLERS))
+        return any(s["scroller"] == "jp-WindowedPanel-outer" for s in seen[-1])
+
+    with contextlib.suppress(TimeoutError):
+        wait_until(panel_scrolls, bound, step=0.2, what="the notebook longer than its panel")
+    return seen[-1]
+
+
 def test_the_lab_shows_its_scrollbar_and_wraps_code_instead_of_fading_overlays(lab_run):
     """The notebook's scroller has a scrollbar of its own, 10 px beside the content, and a code
     line longer than the panel wraps (specdec-lab.js, 16.; overrides.json), instead of WebKit's
@@ -407,7 +453,11 @@ SERVICE_WORKER = """async () => {
   const registration = await Promise.race([workers.getRegistration(),
                                            new Promise((ok) => setTimeout(() => ok('no answer in 5 s'), 5000))]);
   const state = (w) => w ? `${w.state} ${w.scriptURL.split('/').pop()}` : null;
-  return {controlled: !!workers.controller, unregistered: localStorage.getItem('test:unregistered'),
+  // JupyterLite's worker installs once caches.open('precache') answers: does the frame's answer?
+  const frameCaches = document.querySelector('.sd-lab__frame').contentWindow.caches;
+  const cacheOpens = await Promise.race([frameCaches.open('probe').then(() => 'yes', (e) => `${e}`),
+                                         new Promise((ok) => setTimeout(() => ok('no answer in 5 s'), 5000))]);
+  return {controlled: !!workers.controller, unregistered: localStorage.getItem('test:unregistered'), cacheOpens,
           registration: registration && typeof registration === 'object'
             ? {scope: registration.scope, installing: state(registration.installing),
                waiting: state(registration.waiting), active: state(registration.active)}
@@ -422,7 +472,10 @@ def test_the_lab_keeps_its_service_worker(lab_run):
     never came up: the notebook never shown, or the kernel never started (2 of 18 such visits
     here, 0 of 14 where the worker stayed; what WebKit was left waiting on was not caught). The
     lab's page script notes the version first (specdec-lab.js, 15.): no lab page of the module
-    unregisters the worker, and it controls the lab (the kernel reads a learner's upload through it)."""
+    unregisters the worker, and it controls the lab (the kernel reads a learner's upload through it).
+    A worker stuck 'installing' for a whole MiniBrowser session (a fresh clone's run, 2026-12-05: all
+    three lab pages, every cell run all the same) has lab_run visit again on a new MiniBrowser
+    (service_worker_stuck); the message says whether the frame's Cache Storage answers."""
     seen = lab_run["lab"].page.evaluate(SERVICE_WORKER)
     assert (seen["controlled"], seen["unregistered"]) == (True, None), f"{seen}; page errors: {lab_run['lab'].errors}"
 
