@@ -20,7 +20,7 @@ and WebKitGTK's MiniBrowser, in one run.
    what keeps WebKit compositing frames while Python starts. MiniBrowser's environment takes
    JavaScriptCore's options: 'one:;three:JSC_numberOfWasmCompilerThreads=3' showed that on a
    2-core machine (one WebAssembly compiler thread, JSC's default of cores - 1) numpy's first
-   library waits 1.5-1.9 s behind the optimising of Python's interpreter (README; since then the
+   library waits 1.5-1.9 s behind the optimising of Python's interpreter (benchmarks/README.md; since then the
    kernel's loader compiles libraries synchronously, at the head of that queue: the timeline's
    'sync: compile' lines, where 'split: compile' was the asynchronous compile's wait). Beside the
    medians, when each variant's worker got to its script, the module, Python, the packages,

@@ -167,7 +167,7 @@ def test_one_font_draws_latin_and_chinese_where_it_is_installed(lesson):
     and digits as well as its Chinese, in the lesson and in the lab's notebook: the text's font stack
     starts with it (site/assets/course.css, site/lab/specdec-lab.js), so WebKitGTK looks up no other
     family first and sends no Chinese run on from a Latin-only font (lesson 1's first layout about a
-    second shorter there: README). Chromium reports the fonts it really drew with."""
+    second shorter there: benchmarks/README.md). Chromium reports the fonts it really drew with."""
     lab, _, _ = lesson
     mark = """(selector) => { const p = [...document.querySelectorAll(selector)]
         .find((p) => /[A-Za-z0-9]/.test(p.textContent) && /[\u4e00-\u9fff]/.test(p.textContent));

@@ -218,7 +218,7 @@
     // what Python is doing, from the lab's page script. The panel changes only when the lab
     // reports, and only what changed: no clock ticks beside the lesson while Python starts. (It
     // counted the seconds; without a GPU, WebKit composited each of those frames on the CPU that
-    // Python's start needed, and lesson 1's first output came about 0.6-1 s later: README, speed.)
+    // Python's start needed, and lesson 1's first output came about 0.6-1 s later: benchmarks/README.md.)
     function render(s) {
       if (s.notebookShown || s.stage === "error") showLive();
       // steps 1 and 2 run side by side (Python starts loading before the notebook is drawn):

@@ -170,7 +170,7 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
   // cores - 1 compiler threads, so one on a 2-core machine, busy optimising Python's interpreter
   // as Python starts: numpy's first library (52 KB) waited 1.3 s in that queue. A synchronous
   // compile goes to the head of the queue and waits only for the compilation in progress
-  // (how much of that reaches the first output is within the noise of this machine: README).
+  // (how much of that reaches the first output is within the noise of this machine: benchmarks/README.md).
   // Bytes that do not compile synchronously go the asynchronous way, which reports the error as
   // it would have.
   function librariesCompiledAtTheHeadOfTheQueue() {
