@@ -320,7 +320,7 @@ def service_worker_stuck(lab: WebKitLab) -> dict | None:
     """The lab frame's service worker registration if, after Run all (half a minute at least after
     the lab registered it: an install takes well under a second), its only worker is still
     'installing' and none controls the lab. WebKitGTK 2.50.6 left it so for the rest of a
-    MiniBrowser's session on 2026-12-05 in 4 of 10 runs of this module (from the first lab visit on)
+    MiniBrowser's session on 2026-12-05 in 3 of 14 runs of this module (from the first lab visit on)
     and in 1 of 10 runs of only the full-width tests (the ones that open a lab before lab_run) and
     this one, with the frame's Cache Storage answering (which the worker's install waits on) and no
     page unregistering it. What leaves it so is not known; the page's code never touches the

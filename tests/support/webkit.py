@@ -266,7 +266,7 @@ class WebKit:
     def _raise_if_lost(self, said: str, bound: float = 15):
         """PageCrashed if the session goes within `bound` s. A command in flight when the page's web
         process died is answered 'unknown error'; the driver deletes the session a moment later, and
-        until then a command can get 'unknown error' too (once in seven runs of test_webkit.py, 2026-12-05)."""
+        until then a command can get 'unknown error' too (once in 14 runs of test_webkit.py, 2026-12-05)."""
         end = time.time() + bound
         while time.time() < end:
             try:
