@@ -316,8 +316,8 @@ class ServiceWorkerStuck(UserWarning):
     """A WebKit lab visit was made again: the MiniBrowser's service worker never left 'installing'."""
 
 
-def service_worker_stuck(lab: WebKitLab) -> dict | None:
-    """The lab frame's service worker registration if, after Run all (half a minute at least after
+def service_worker_stuck(seen: dict) -> dict | None:
+    """The lab frame's service worker registration (SERVICE_WORKER's `seen`) if, after Run all (half a minute at least after
     the lab registered it: an install takes well under a second), its only worker is still
     'installing' and none controls the lab. WebKitGTK 2.50.6 left it so for the rest of a
     MiniBrowser's session on 2026-12-05 in 3 of 14 runs of this module (from the first lab visit on)
@@ -327,7 +327,6 @@ def service_worker_stuck(lab: WebKitLab) -> dict | None:
     registration but to note its version. So the visit is made again on a new MiniBrowser, said as
     a warning (that second visit passed, the one time it was needed); stuck again fails
     (test_the_lab_keeps_its_service_worker)."""
-    seen = lab.page.evaluate(SERVICE_WORKER)
     registration = seen["registration"]
     if (isinstance(registration, dict) and registration["installing"] and not registration["waiting"]
             and not registration["active"] and not seen["controlled"] and seen["unregistered"] is None):
@@ -356,14 +355,15 @@ def lab_run(request, browser, base_url):
             starting = lab.page.evaluate(START_SAMPLES)
             images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
             lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-ran.png")
+            service_worker = lab.page.evaluate(SERVICE_WORKER)
         except BaseException:
             lab.close()
             raise
         return dict(lab=lab, notebook=notebook, shown_path=shown_path, stored=stored, ran=ran, images=images,
-                    starting=starting, scrollers=scrollers)
+                    starting=starting, scrollers=scrollers, service_worker=service_worker)
 
     seen = once_more_if_jsc_crashed(visit, f"the {request.param} lab")
-    stuck = service_worker_stuck(seen["lab"])
+    stuck = service_worker_stuck(seen["service_worker"])
     if stuck:
         seen["lab"].close()
         warnings.warn(ServiceWorkerStuck(f"the {request.param} lab: JupyterLite's service worker was still "
@@ -476,7 +476,7 @@ def test_the_lab_keeps_its_service_worker(lab_run):
     A worker stuck 'installing' for a whole MiniBrowser session (a fresh clone's run, 2026-12-05: all
     three lab pages, every cell run all the same) has lab_run visit again on a new MiniBrowser
     (service_worker_stuck); the message says whether the frame's Cache Storage answers."""
-    seen = lab_run["lab"].page.evaluate(SERVICE_WORKER)
+    seen = lab_run["service_worker"]
     assert (seen["controlled"], seen["unregistered"]) == (True, None), f"{seen}; page errors: {lab_run['lab'].errors}"
 
 

@@ -232,8 +232,7 @@ class WebKit:
 
     def restart(self):
         """A new MiniBrowser and driver, with none of this one's state (its service workers, storage)."""
-        with contextlib.suppress(Exception):
-            self.request("DELETE", self.session, timeout=30, what="closing MiniBrowser")
+        self._end_session()
         self._restart()
 
     def _ready(self) -> bool:
@@ -322,9 +321,12 @@ class WebKit:
         return found
 
     def close(self):
+        self._end_session()
+        self._stop_driver()
+
+    def _end_session(self):
         with contextlib.suppress(Exception):
             self.request("DELETE", self.session, timeout=30, what="closing MiniBrowser")
-        self._stop_driver()
 
     def _stop_driver(self):
         self.process.terminate()
