@@ -242,6 +242,8 @@ def test_iid_acceptance_is_recognised_and_the_printed_rate_is_not_alpha():
     se = math.sqrt(stats.num_draft_tokens) ** -1 * 2  # generous: binomial SE of a rate over ≥ drafted/2 trials
     assert abs(stats.draft_acceptance_rate - (e - 1) / k) < 5 * se
     assert est.alpha - stats.draft_acceptance_rate > 0.2
+    # said so, the formula kept on one line (no-break spaces: a phone's output area broke it)
+    assert f"= {stats.draft_acceptance_rate:.3f} = (E\u00a0−\u00a01)/K，不是 α" in str(est)
 
 
 def test_iid_check_rejects_at_its_nominal_rate_under_iid_acceptance():

@@ -69,7 +69,8 @@ class AlphaEstimate:
             f"i.i.d. 檢定：χ² = {self.chi2:.2f}，自由度 {self.dof}，{p_text(self.p_value)} → "
             + ("看起來每個位置一樣（可用公式 1）" if self.looks_iid else "各位置明顯不同（改用位置相依公式）"),
             f"實測平均每輪產出 E = {self.mean_acceptance_length:.3f}；公式 1 在 α、K = {k} 下給 {self.iid_expected_tokens:.3f}",
-            f"vLLM 印的 draft acceptance rate = {self.draft_acceptance_rate:.3f} = (E − 1)/K，不是 α",
+            # no-break spaces: a phone's narrow output area wrapped "(E −" / "1)/K"
+            f"vLLM 印的 draft acceptance rate = {self.draft_acceptance_rate:.3f} = (E\u00a0−\u00a01)/K，不是 α",
         ]
         if not self.full_length_drafts:
             lines.append("注意：有些輪的草稿不滿 K 個（ngram 常見），後面位置的條件接受率因此偏低，是下限")
