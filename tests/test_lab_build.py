@@ -425,19 +425,43 @@ def stream_texts(notebook: dict) -> list:
             if o["output_type"] == "stream"]
 
 
+def output_texts(notebook: dict) -> list:
+    """Every text an output shows: a stream's, and each non-JSON value of its data."""
+    return [v for c in notebook["cells"] for o in c.get("outputs", [])
+            for v in ([o["text"]] if o["output_type"] == "stream" else
+                      [v for m, v in o.get("data", {}).items() if not contents.is_json(m)])]
+
+
+def test_output_texts_are_joined_and_json_is_left_alone():
+    notebook = {"cells": [{"cell_type": "code", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": ["a\n", "b\n"]},
+        {"output_type": "execute_result", "data": {"text/plain": ["array([1,\n", "       2])"],
+                                                   "application/json": ["x", "y"],
+                                                   "application/vnd.jupyter.widget-view+json": {"model_id": "m"}}},
+        {"output_type": "display_data", "data": {"text/html": ["<p>1</p>\n", "<p>2</p>"]}}]}]}
+    outputs = contents.joined_texts(notebook)["cells"][0]["outputs"]
+    assert outputs[0]["text"] == "a\nb\n"
+    assert outputs[1]["data"] == {"text/plain": "array([1,\n       2])", "application/json": ["x", "y"],
+                                  "application/vnd.jupyter.widget-view+json": {"model_id": "m"}}
+    assert outputs[2]["data"]["text/html"] == "<p>1</p>\n<p>2</p>"
+
+
 @pytest.mark.build
-def test_the_lab_serves_each_notebook_with_its_printed_text_as_one_string(lab):
-    """site/lab/contents.py: JupyterLite's notebook model joins a stream's list of lines with ","
-    (Array.prototype.join), so the lab's copy holds each as one string; nothing else differs."""
-    lists = 0
+def test_the_lab_serves_each_notebook_with_its_output_texts_as_one_string(lab):
+    """site/lab/contents.py: JupyterLite's notebook model joins a stored list of lines with ","
+    (Array.prototype.join), so the lab's copy holds each output text (a stream's, a result's
+    text/plain, an HTML table ...) as one string; nothing else differs."""
+    lists = results = 0
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
         original = json.loads(nb.read_text(encoding="utf-8"))
         served = json.loads((lab / "files" / nb.name).read_text(encoding="utf-8"))
-        lists += sum(isinstance(t, list) and len(t) > 1 for t in stream_texts(original))
-        assert all(isinstance(t, str) for t in stream_texts(served)), nb.name
-        assert ["".join(t) for t in stream_texts(original)] == stream_texts(served), nb.name
-        assert served == contents.joined_streams(copy.deepcopy(original)), nb.name   # nothing else
-    assert lists > 5          # the notebooks do print multi-line text
+        lists += sum(isinstance(t, list) and len(t) > 1 for t in output_texts(original))
+        results += sum(isinstance(t, list) and len(t) > 1 for t in output_texts(original)) - \
+            sum(isinstance(t, list) and len(t) > 1 for t in stream_texts(original))
+        assert all(isinstance(t, str) for t in output_texts(served)), nb.name
+        assert ["".join(t) if isinstance(t, list) else t for t in output_texts(original)] == output_texts(served), nb.name
+        assert served == contents.joined_texts(copy.deepcopy(original)), nb.name   # nothing else
+    assert lists > 5 and results > 0      # the notebooks do show multi-line text, printed and as results
 
 
 @pytest.mark.build
