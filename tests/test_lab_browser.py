@@ -393,6 +393,51 @@ def test_python_reads_a_file_the_learner_put_beside_the_notebook(lesson):
     assert printed.strip() == "42"
 
 
+def test_a_learner_uploads_bench_results_with_the_notebooks_button(browser, base_url):
+    """your_gpu.ipynb §3 as the lesson's step 6 says: run the upload cell, choose result files with
+    its button, run the next cell: the crossover comes from those files. (The lesson used to send
+    the learner to File → Open… → Upload, which opens the file browser in a new tab whose
+    in-memory drive the notebook's tab never sees: glob('*.json') was [].) Six of the sixteen
+    fixture runs are chosen, so the example's eight rows cannot pass for them."""
+    chosen = sorted(p for p in (ROOT / "tests" / "fixtures" / "vllm" / "bench").glob("*.json")
+                    if re.search(r"-concurrency(16|32|64)-", p.name))
+    assert len(chosen) == 6
+    lab = LabPage.open(browser, base_url + "your-gpu/")
+    try:
+        lab.run_all(early=True)
+        lab.wait_all_run(timeout=400)
+        lab.show_cell("upload")
+        frame = lab.frame()
+        button = frame.locator("button.widget-upload")
+        wait_until(lambda: button.count() == 1 and button.is_visible(), 30, what="the upload button on screen")
+        with lab.page.expect_file_chooser(timeout=30_000) as chooser:
+            button.click(timeout=30_000)
+        chooser.value.set_files([str(p) for p in chosen])
+        wait_until(lambda: "(6)" in button.text_content(), 30, what="the button counting 6 files")
+        bench = lab.show_cell("bench")
+        printed = lab.in_app("""
+            nb.content.activeCellIndex = arg;
+            const cell = nb.content.widgets[arg];
+            const before = cell.model.executionCount;
+            return app.commands.execute('notebook:run-cell').then(() => new Promise((done) => {
+              const t0 = Date.now();
+              const check = () => {
+                const outputs = cell.model.outputs.toJSON();
+                if (cell.model.executionCount !== before && outputs.length) {
+                  done(outputs.filter((o) => o.output_type === 'stream').map((o) => o.text).join(''));
+                } else if (Date.now() - t0 > 60000) done('no output in 60 s');
+                else setTimeout(check, 100);
+              };
+              check();
+            }));""", bench)
+        rows = re.findall(r"併發\s+(\d+)：", printed)
+        assert rows == ["16", "32", "64"], printed
+        assert "實測交叉點 ≈ 32.1" in printed, printed
+        assert lab.errors == []
+    finally:
+        lab.context.close()
+
+
 def test_download_gives_the_learners_own_notebook(lesson, tmp_path):
     lab, _, _ = lesson
     index = lab.in_app("""

@@ -366,6 +366,33 @@ def test_appended_results_are_separate_runs(tmp_path):
     assert same == [replace(r, source="") for r in read_bench_results(json.dumps(a), b)]
 
 
+def chosen_with_the_upload_button(files: dict[str, bytes]):
+    """An ipywidgets FileUpload's value once these files are chosen in the browser: the state its
+    front end sends (each file's bytes as a memoryview buffer), taken in as the widget takes it."""
+    from ipywidgets import FileUpload
+    button = FileUpload(accept=".json", multiple=True)
+    button.set_state({"value": [{"name": name, "type": "application/json", "size": len(data),
+                                 "content": memoryview(data), "last_modified": 1764500000000}
+                                for name, data in files.items()]})
+    return button.value
+
+
+def test_files_chosen_with_the_notebooks_upload_button_read_as_the_files_do():
+    """your_gpu.ipynb §3: read_bench_results(bench_files.value) (the learner's upload) gives what the
+    same files read from disk give, each run named by its file."""
+    value = chosen_with_the_upload_button({p.name: p.read_bytes() for p in BENCH})
+    assert len(value) == len(BENCH) and not isinstance(value[0]["content"], (str, bytes))
+    assert read_bench_results(value) == read_bench_results(BENCH)
+    assert sorted({r.source for r in read_bench_results(value)}) == sorted(p.name for p in BENCH)
+
+
+def test_a_bad_upload_is_named_in_its_error():
+    with pytest.raises(ValueError, match="上傳的 'latin1.json' 不是 UTF-8"):
+        read_bench_results(chosen_with_the_upload_button({"latin1.json": "{\"label\": \"caf\xe9\"}".encode("latin-1")}))
+    with pytest.raises(ValueError, match="cut.json 不是完整的 JSON"):
+        read_bench_results(chosen_with_the_upload_button({"cut.json": BENCH[0].read_bytes()[:200]}))
+
+
 def _edited(change):
     obj = json.loads(next(p for p in BENCH if "spec-on" in p.name).read_text())
     change(obj)

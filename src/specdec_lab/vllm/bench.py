@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .bench_text import _ROWS as PRINTED_ROWS, HEADER, blocks, is_printed_block, parse_block
-from .inputs import json_values, text_of
+from .inputs import is_upload, json_values, text_of
 from .rounding import counts_for, slack
 from .stats import SpecDecodeStats, check_consistent
 
@@ -55,8 +55,9 @@ def read_bench_results(*sources) -> list[BenchRun]:
 
     Each source is a path to a result file (one JSON object, several appended with
     ``--append-result``, a JSON list, or the text block the command prints), pasted text of any
-    of these, or an already-loaded dict. Lists of sources are flattened. A string is taken for a
-    path only when the file exists or the string cannot be anything else (``inputs.text_of``).
+    of these, a file chosen with an ipywidgets ``FileUpload`` (its ``value`` as it is), or an
+    already-loaded dict. Lists and tuples of sources are flattened. A string is taken for a path
+    only when the file exists or the string cannot be anything else (``inputs.text_of``).
     """
     flat = [s for source in sources for s in (source if isinstance(source, (list, tuple)) else [source])]
     if not flat:
@@ -66,11 +67,11 @@ def read_bench_results(*sources) -> list[BenchRun]:
 
 def bench_objects(source):
     """(result dict, where it came from) for each result in a file, a text or a dict."""
-    if isinstance(source, dict):
+    if isinstance(source, dict) and not is_upload(source):
         yield source, "dict"
         return
-    if not isinstance(source, (str, Path)):
-        raise ValueError(f"結果必須是檔案路徑、貼上的文字或 dict，收到 {type(source).__name__}")
+    if not isinstance(source, (str, Path)) and not is_upload(source):
+        raise ValueError(f"結果必須是檔案路徑、貼上的文字、上傳的檔案或 dict，收到 {type(source).__name__}")
     text, where = text_of(source, "bench 結果")
     if is_printed_block(text):
         parts = blocks(text)

@@ -1,9 +1,10 @@
-"""Text or file? And the JSON values in a text. Shared by the readers.
+"""Text, file or upload? And the JSON values in a text. Shared by the readers.
 
 A string is read as a file only when it names an existing file, or when it cannot be anything
 else (one short line that ends in .json/.txt/.log or contains a path separator); everything
 else is pasted text. No raw ``OSError`` ever leaves: a pasted table is not a "file name too
-long".
+long". A file chosen with an ipywidgets ``FileUpload`` (each item of its ``value``: a dict with
+the file's ``name`` and its bytes as ``content``) is read as UTF-8 text under its name.
 """
 from __future__ import annotations
 
@@ -14,8 +15,19 @@ from pathlib import Path
 _PATHLIKE = (".json", ".jsonl", ".txt", ".log")
 
 
+def is_upload(source) -> bool:
+    """An item of an ipywidgets FileUpload's value: the file's name and its bytes."""
+    return (isinstance(source, dict) and isinstance(source.get("name"), str)
+            and isinstance(source.get("content"), (bytes, bytearray, memoryview)))
+
+
 def text_of(source, what: str) -> tuple[str, str]:
-    """(text, where it came from) for a path or a pasted string."""
+    """(text, where it came from) for a path, a pasted string or an uploaded file."""
+    if is_upload(source):
+        try:
+            return bytes(source["content"]).decode("utf-8"), source["name"]
+        except UnicodeDecodeError:
+            raise ValueError(f"上傳的 {source['name']!r} 不是 UTF-8 文字檔（{what}）") from None
     if isinstance(source, Path):
         return _read(source, what), source.name
     if not isinstance(source, str):
@@ -30,7 +42,8 @@ def text_of(source, what: str) -> tuple[str, str]:
         if exists:
             return _read(Path(stripped), what), Path(stripped).name
         if stripped.lower().endswith(_PATHLIKE) or (os.sep in stripped and " " not in stripped):
-            raise ValueError(f"找不到 {what}檔 {stripped!r}：檔案要先上傳到實驗場（File → Open… → Upload），或直接把內容貼成文字")
+            raise ValueError(f"找不到 {what}檔 {stripped!r}：用筆記本裡的「上傳」鈕讀進檔案（your_gpu 筆記本第 3 節），"
+                             "或直接把內容貼成文字")
     return source, "貼上的文字"
 
 
