@@ -472,7 +472,7 @@ def test_the_lab_keeps_its_service_worker(lab_run):
     never came up: the notebook never shown, or the kernel never started (2 of 18 such visits
     here, 0 of 14 where the worker stayed; what WebKit was left waiting on was not caught). The
     lab's page script notes the version first (specdec-lab.js, 15.): no lab page of the module
-    unregisters the worker, and it controls the lab (the kernel reads a learner's upload through it).
+    unregisters the worker, and it controls the lab (the kernel reads the notebook's folder, the lab's drive, through it).
     A worker stuck 'installing' for a whole MiniBrowser session (a fresh clone's run, 2026-12-05: all
     three lab pages, every cell run all the same) has lab_run visit again on a new MiniBrowser
     (service_worker_stuck); the message says whether the frame's Cache Storage answers."""
