@@ -129,6 +129,26 @@ def test_signs_in_chinese_text_are_drawn_narrow(open_lesson):
     assert signs_not_narrow(widths) == {}
 
 
+def test_a_run_of_superscript_digits_is_drawn_in_one_font(open_lesson):
+    """The lossless lab's p values "< 10⁻³⁰⁰" and "1.3 × 10⁻⁴⁸": the CJK font has only ¹ ² ³, and
+    the other digits came from another font ("10⁻³⁰⁰" read like "10⁻³ºº"). Each run is drawn by
+    one font (site/hooks/signs.py, course.css .sd-sup), as Chromium reports what it drew with."""
+    page = open_lesson("lossless-lab/")
+    page.wait_for_function("document.fonts.status === 'loaded'", timeout=20_000)
+    runs = page.locator(".md-content article .sd-sup")
+    assert {"⁻³⁰⁰", "⁻⁴⁸"} <= set(runs.all_text_contents())        # (and χ²'s ²)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    drawn = {}
+    for node in cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": ".md-content article .sd-sup"})["nodeIds"]:
+        text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
+        drawn[text] = [f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]
+    cdp.detach()
+    assert all(len(families) == 1 for families in drawn.values()), drawn
+
+
 def test_formulas_render_as_mathml(open_lesson):
     page = open_lesson("")
     display = page.locator(".sd-math math[display=block]")

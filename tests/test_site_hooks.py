@@ -142,6 +142,15 @@ def test_signs_in_running_text_are_marked_to_be_drawn_narrow():
     assert _text(html) == _text(before)            # no text added: search and copying unchanged
 
 
+def test_each_run_of_superscript_digits_is_marked_to_be_drawn_in_one_font():
+    before = "<p>p 值 &lt; 10⁻³⁰⁰，1.3 × 10⁻⁴⁸；m² 與 x⁺</p>"
+    html = narrow_signs(before)
+    assert html == ('<p>p 值 &lt; 10<span class="sd-sup">⁻³⁰⁰</span>，1.3 <span class="sd-sign">×</span> '
+                    '10<span class="sd-sup">⁻⁴⁸</span>；m<span class="sd-sup">²</span> 與 x<span class="sd-sup">⁺</span></p>')
+    assert _text(html) == _text(before)
+    assert narrow_signs("<pre><code>10⁻³⁰⁰</code></pre>") == "<pre><code>10⁻³⁰⁰</code></pre>"
+
+
 @pytest.mark.parametrize("html", [
     "<pre><code>a × b</code></pre>",                     # a code block
     "<p><code>2×</code> 與 <code class=\"x\">a·b</code></p>",   # inline code
