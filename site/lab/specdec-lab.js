@@ -17,7 +17,9 @@
 //  13. beside a lesson, takes the keyboard focus only when the learner gives it to the lab;
 //  14. beside a lesson, keeps JupyterLab's spinners still (the lesson page shows the progress);
 //  15. keeps JupyterLite's service worker from being replaced while the lab loads;
-//  16. draws the notebook's scrollbars itself (always shown, never a fading overlay).
+//  16. draws the notebook's scrollbars itself (always shown, never a fading overlay);
+//  17. draws the notebook's text in the lesson's font where it is installed;
+//  18. lets a display formula wider than the notebook scroll sideways instead of being cut.
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -363,6 +365,10 @@
   // needed: about 2 CPU s, and the first output about a tenth later (benchmarks/webkit_probe.py
   // --ab). Chromium and WebKit take ::-webkit-scrollbar; Firefox keeps its own. The thumb has the
   // theme's secondary text colour (light and dark).
+  // 18. A display formula wider than the notebook (MathJax's, in a Markdown cell: lesson 1's
+  // E[每輪 token 數] = 1 + α + ⋯ at 390 px) was cut at the cell's edge with nothing saying there
+  // was more, and the rest out of reach; it scrolls sideways now (on a desktop its scrollbar, 16.,
+  // shows that it does; a phone shows its overlay scrollbar once it is swiped).
   // 17. Where Noto Sans CJK TC is installed (Linux), it draws the notebook's text, Latin too, as in
   // the lesson (site/assets/course.css says why: WebKitGTK looks up every family before the one that
   // draws); elsewhere JupyterLab's own stack, which follows it. (The theme settings' "overrides"
@@ -373,6 +379,7 @@
   const style = document.createElement('style');
   style.textContent = '.jp-NotebookTrustedStatus, .jp-NotebookKernelStatus { display: none; }\n'
     + 'body .jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; }\n'
+    + '.jp-RenderedMarkdown mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; }\n'
     + '::-webkit-scrollbar { width: 10px; height: 10px; }\n'
     + '::-webkit-scrollbar-track, ::-webkit-scrollbar-corner { background: transparent; }\n'
     + '::-webkit-scrollbar-thumb { background: var(--jp-ui-font-color2, #757575); border: 2px solid transparent;'
