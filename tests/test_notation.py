@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+LESSONS = ROOT / "lessons"
+NOTEBOOKS = ROOT / "notebooks"
 # a caret raising something: α^6, x^2, )^(k+1), ^{K}, α^${k + 1} (a JS template)
 CARET = re.compile(r"[\w)\]}]\^[\w({$]")
 # formulas and code, where ^ is a formula's or a program's own notation
@@ -112,6 +114,34 @@ def test_draft_length_is_upper_case_k_in_what_learners_read():
     found = {where: [text[max(0, m.start() - 10):m.end() + 6] for m in LOWER_K.finditer(JS_PLACEHOLDER.sub(" ", text))]
              for where, text in texts_learners_read()}
     assert {where: spots for where, spots in found.items() if spots} == {}
+
+
+# in a formula too: "$k$ 個候選" (the knowledge card had four); an index (a_k), a word inside
+# \text{}, a command (\kappa) are not a lone k
+FORMULA = re.compile(r"\$\$.*?\$\$|\$[^$\n]+\$", re.S)
+LOWER_K_IN_TEX = re.compile(r"(?<![\\\w])k(?!\w)")
+
+
+def lower_k_in_formulas(markdown: str) -> list[str]:
+    return [f for f in FORMULA.findall(markdown)
+            if LOWER_K_IN_TEX.search(re.sub(r"\\(text|mathrm|operatorname)\{[^}]*\}", " ", f))]
+
+
+def test_draft_length_is_upper_case_k_in_the_formulas_too():
+    pages = {path.name: lower_k_in_formulas(path.read_text(encoding="utf-8")) for path in LESSONS.glob("*.md")}
+    notebooks = {path.name: lower_k_in_formulas("\n".join("".join(c["source"]) for c in
+                                                           json.loads(path.read_text(encoding="utf-8"))["cells"]
+                                                           if c["cell_type"] == "markdown"))
+                 for path in NOTEBOOKS.glob("*.ipynb")}
+    assert {name: found for name, found in {**pages, **notebooks}.items() if found} == {}
+
+
+@pytest.mark.parametrize("text, found", [
+    ("草稿產生 $k$ 個候選，$\\alpha^{k+1}$，$$E = 1 + k$$", 3),
+    ("草稿產生 $K$ 個，$a_k$、$\\kappa$、$\\text{token}$、$\\alpha^{K+1}$", 0),
+])
+def test_the_formula_check_finds_a_lower_case_k(text, found):
+    assert len(lower_k_in_formulas(text)) == found
 
 
 @pytest.mark.parametrize("text, found", [
