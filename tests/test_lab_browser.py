@@ -285,6 +285,8 @@ def test_a_focused_slider_takes_the_arrow_keys_and_redraws_its_figure(lesson):
     index = lab.show_cell("figure")
     output = frame.locator(f'.jp-Cell[data-windowed-list-index="{index}"] .jp-OutputArea-output')
     output.locator(".widget-slider").first.wait_for()
+    # a mouse resting on a label shows its title: the label, not "null" (ipywidgets' default)
+    assert output.locator(".widget-label").first.get_attribute("title") == "接受率 α"
     readout = output.locator(".widget-readout").first
     image = output.locator("img").first
     before_src = image.get_attribute("src")
@@ -410,6 +412,7 @@ def test_a_learner_uploads_bench_results_with_the_notebooks_button(browser, base
         frame = lab.frame()
         button = frame.locator("button.widget-upload")
         wait_until(lambda: button.count() == 1 and button.is_visible(), 30, what="the upload button on screen")
+        assert "bench serve" in button.get_attribute("title")        # (ipywidgets' default tooltip: "null")
         with lab.page.expect_file_chooser(timeout=30_000) as chooser:
             button.click(timeout=30_000)
         chooser.value.set_files([str(p) for p in chosen])

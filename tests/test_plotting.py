@@ -404,6 +404,7 @@ def test_slider_panel_carries_widget_and_static_png_and_redraws():
     assert first.startswith(b"\x89PNG") and "image/png" in bundle
     alpha_slider = panel.widget.children[0]
     assert alpha_slider.description == "接受率 α"
+    assert alpha_slider.tooltip == "接受率 α"      # none: the label's title is "null" in the browser
     alpha_slider.value = 0.5
     assert panel.png != first
     (shown,) = panel.output.outputs  # the Output widget holds the new figure, set as state

@@ -100,8 +100,11 @@ def _int_slider(name: str, value, low: int, high: int, description: str):
 
 
 def _slider_look(ipywidgets, description: str) -> dict:
-    """Label and width shared by every slider; redraw only when the slider is released."""
-    return dict(description=description, continuous_update=False, style={"description_width": "7em"},
+    """Label and width shared by every slider; redraw only when the slider is released. The
+    tooltip repeats the label: without one, ipywidgets 8 gives the label the title "null", which a
+    mouse resting on it showed."""
+    return dict(description=description, tooltip=description, continuous_update=False,
+                style={"description_width": "7em"},
                 layout=ipywidgets.Layout(width="min(100%, 26rem)"))
 
 
