@@ -365,15 +365,15 @@
   // needed: about 2 CPU s, and the first output about a tenth later (benchmarks/webkit_probe.py
   // --ab). Chromium and WebKit take ::-webkit-scrollbar; Firefox keeps its own. The thumb has the
   // theme's secondary text colour (light and dark).
-  // 18. A display formula wider than the notebook (MathJax's, in a Markdown cell: lesson 1's
-  // E[每輪 token 數] = 1 + α + ⋯ at 390 px) was cut at the cell's edge with nothing saying there
-  // was more, and the rest out of reach; it scrolls sideways now (on a desktop its scrollbar, 16.,
-  // shows that it does; a phone shows its overlay scrollbar once it is swiped).
   // 17. Where Noto Sans CJK TC is installed (Linux), it draws the notebook's text, Latin too, as in
   // the lesson (site/assets/course.css says why: WebKitGTK looks up every family before the one that
   // draws); elsewhere JupyterLab's own stack, which follows it. (The theme settings' "overrides"
   // are read from the learner's own settings only, not from overrides.json.) html:root outranks
   // the theme's :root, which loads later.
+  // 18. A display formula wider than the notebook (MathJax's, in a Markdown cell: lesson 1's
+  // E[每輪 token 數] = 1 + α + ⋯ at 390 px) was cut at the cell's edge with nothing saying there
+  // was more, and the rest out of reach; it scrolls sideways now (on a desktop its scrollbar, 16.,
+  // shows that it does; a phone shows its overlay scrollbar once it is swiped).
   const FONTS = "'Noto Sans CJK TC', system-ui, -apple-system, blinkmacsystemfont, 'Segoe UI', helvetica,"
     + " arial, sans-serif, 'Apple Color Emoji', 'Segoe UI Emoji', 'Segoe UI Symbol'";
   const style = document.createElement('style');
