@@ -355,12 +355,13 @@ def lab_run(request, browser, base_url):
             starting = lab.page.evaluate(START_SAMPLES)
             images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
             lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-ran.png")
+            upload = lab.in_app(UPLOAD_BUTTON)
             service_worker = lab.page.evaluate(SERVICE_WORKER)
         except BaseException:
             lab.close()
             raise
         return dict(lab=lab, notebook=notebook, shown_path=shown_path, stored=stored, ran=ran, images=images,
-                    starting=starting, scrollers=scrollers, service_worker=service_worker)
+                    starting=starting, scrollers=scrollers, service_worker=service_worker, upload=upload)
 
     seen = once_more_if_jsc_crashed(visit, f"the {request.param} lab")
     stuck = service_worker_stuck(seen["service_worker"])
@@ -494,6 +495,35 @@ def test_no_pyproxy_is_freed_without_the_gil(lab_run):
     Python had released the GIL. The kernel loader destroys its own proxies and makes every
     finalizer wait for the GIL (tests/test_lab_build.py shows both under Node.js)."""
     assert [e for e in lab_run["lab"].errors if NO_GIL in e] == []
+
+
+# the upload cell's button (your_gpu.ipynb §3), scrolled into view: its text and title, or null
+UPLOAD_BUTTON = """
+    const cells = nb.model.cells;
+    let index = -1;
+    for (let i = 0; i < cells.length; i++) if ((cells.get(i).getMetadata('tags') || []).includes('upload')) index = i;
+    if (index < 0) return null;
+    return nb.content.scrollToItem(index, 'center').catch(() => null).then(() => new Promise((done) => {
+      const t0 = Date.now();
+      const look = () => {
+        const button = nb.content.widgets[index].node.querySelector('button.widget-upload');
+        if (button) done({text: button.textContent.trim(), title: button.title});
+        else if (Date.now() - t0 > 20000) done('no button in 20 s');
+        else setTimeout(look, 200);
+      };
+      look();
+    }));"""
+
+
+def test_the_upload_button_is_there_after_run_all(lab_run):
+    """your-gpu §3: the learner's bench results come in through this button (an ipywidgets
+    FileUpload); in WebKit it is drawn, with its tooltip. (Choosing files is tested in Chromium,
+    test_lab_browser.py, where Playwright answers the file chooser the button opens.)"""
+    if lab_run["notebook"] != "your_gpu.ipynb":
+        assert lab_run["upload"] is None
+        return
+    assert lab_run["upload"]["text"] == "上傳 .json (0)", lab_run["upload"]
+    assert "bench serve" in lab_run["upload"]["title"]
 
 
 def test_every_image_output_has_loaded_after_run_all(lab_run):
