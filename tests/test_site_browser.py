@@ -229,6 +229,8 @@ def test_toy_answers_keys(open_lesson):
     slider.focus()
     page.keyboard.press("ArrowRight")
     assert slider.input_value() == "0.75"
+    # the keyboard's place is shown on the slider too (its outline was none: a stranger's review)
+    assert slider.evaluate("(el) => el.matches(':focus-visible') && getComputedStyle(el).outlineStyle") == "solid"
     assert toy.locator(".sd-toy__alpha-value").inner_text() == "0.75"
     assert "還沒抽" in toy_round(page)["tally"]                 # α changed: the tally starts again
     assert f"= {expected_tokens(0.75, K):.2f}" in toy_round(page)["tally"]
