@@ -117,6 +117,8 @@ def test_b_sampling_setup():
     says(f"挑出所有出現至少 {min_visits} 次的「前 3 個字」", LOSSLESS, L)
     says(f"期望次數不到 {MIN_EXPECTED:g} 的字併成「其他」", LOSSLESS, L)
     assert lx.VERIFIERS["錯誤：被拒後從 p 重抽"][1] == 2 * repeats  # "給它兩倍的字" in the notebook
+    says("第二種錯法的偏差較小，給它兩倍，約三萬二千字", LOSSLESS, L)
+    assert round(lines * lx.VERIFIERS["錯誤：被拒後從 p 重抽"][1] * lx.N_TOKENS, -3) == 32_000
 
 
 def test_b_chi_square_table():
@@ -302,7 +304,11 @@ def test_crossover_and_max_num_seqs():
     n_star = measured_crossover(sweep)
     says(f"範例資料的交叉點約在 {round(n_star)} 人", YOUR_GPU, G)
     max_num_seqs = int(sweep.concurrency[sweep.concurrency <= n_star].max())
-    says(f"（範例是 {max_num_seqs}）", YOUR_GPU, G)
+    says(f"（範例是 {max_num_seqs}。", YOUR_GPU, G)
+    at = list(sweep.concurrency).index(max_num_seqs)
+    says(f"開和關的總產能比是 {sweep.throughput_on[at] / sweep.throughput_off[at]:.2f}×", YOUR_GPU, G)
+    lower = int(sweep.concurrency[sweep.concurrency < max_num_seqs].max())
+    says(f"就取再低一格的 {lower}）", YOUR_GPU, G)
     says(f"實測交叉點 ≈ {n_star:.1f}", stored_outputs("your_gpu.ipynb"), "your_gpu.ipynb")
     on1 = next(r for r in runs if r.speculative and r.max_concurrency == 1)
     off1 = next(r for r in runs if not r.speculative and r.max_concurrency == 1)

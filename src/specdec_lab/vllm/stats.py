@@ -19,7 +19,7 @@ SOURCES = {
     "log-v0": "V0 伺服器 log 的 Speculative metrics 行",
     "bench": "vllm bench serve 的 Speculative Decoding 結果",
     "request": "每個請求回應裡的 metrics.speculative_decoding",
-    "offline": "vLLM 範例 examples/offline_inference/spec_decode.py 印出的總計",
+    "offline": "vLLM 離線範例 spec_decode_offline.py（舊版 spec_decode.py）印出的總計",
 }
 """``source`` → what the record was read from (shown by ``str``)."""
 
