@@ -68,9 +68,13 @@ def test_three_token_example_accept_probability_and_residual():
     rejected = [r.steps[0].target_token for r in rows if not r.steps[0].accepted]
     assert rejected and set(rejected) == {0}, "the lesson says a rejected F is always replaced by X"
     says("$\\max(0, p-q) = (0.4, 0, 0)$")
-    kept_total = float(np.minimum(P_EXAMPLE, Q_EXAMPLE).sum())
-    says(f"X 的總機率 $= {Q_EXAMPLE[0]:g} + (1-{kept_total:g})\\times 1 = {P_EXAMPLE[0]:g}$")
-    says(f"F 是 ${P_EXAMPLE[1]:g}$，Y 是 ${P_EXAMPLE[2]:g}$")
+    kept = np.minimum(P_EXAMPLE, Q_EXAMPLE)
+    r = 1 - float(kept.sum())            # the probability that the draft's token is rejected
+    says(f"$r = 1-({kept[0]:g}+{kept[1]:g}+{kept[2]:g}) = {r:g}$")
+    says(f"X 的總機率 $= \\min({P_EXAMPLE[0]:g}, {Q_EXAMPLE[0]:g}) + r\\times 1 = {kept[0]:g} + {r:g} = {P_EXAMPLE[0]:g}$")
+    assert kept[0] + r == pytest.approx(P_EXAMPLE[0])
+    says(f"F 是 $\\min({P_EXAMPLE[1]:g}, {Q_EXAMPLE[1]:g}) = {P_EXAMPLE[1]:g}$，"
+         f"Y 是 $\\min({P_EXAMPLE[2]:g}, {Q_EXAMPLE[2]:g}) = {P_EXAMPLE[2]:g}$")
 
 
 # ---------------------------------------------------------------- §5 the concurrency model
