@@ -512,10 +512,13 @@ def check_number(page, number, typed, right):
     assert box.get_attribute("data-state") == ("right" if right else "wrong")
     text = box.inner_text()
     assert ("✓ 答對了" in text) == right and ("✗ 不對" in text) == (not right)
-    if right:     # the explanation the build rendered comes with a right answer
+    folded = section.locator(".sd-quiz__solution")
+    if right:     # the explanation the build rendered comes with a right answer, and only there
         assert CALC_ANSWERS[number - 1][0] in text and "再算一次" not in text
-    else:
+        assert not folded.is_visible()
+    else:         # the folded answer stays, for whoever wants it
         assert f"你填的是 {typed}" in text and "再算一次" in text
+        assert folded.is_visible()
 
 
 @pytest.mark.parametrize("number", range(1, CALCS + 1))
@@ -536,6 +539,7 @@ def test_numeric_question_by_keyboard(open_lesson, number):
     shot(page, f"calc-{number}-answered", section)
     section.get_by_role("button", name="重做這題").press("Enter")
     assert field.input_value() == "" and section.locator(".sd-quiz__feedback").text_content() == ""
+    assert section.locator(".sd-quiz__solution").is_visible()        # folded again, for the next try
     assert page.evaluate("document.activeElement.id") == f"sd-calc-{number}-input"
 
 

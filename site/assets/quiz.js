@@ -172,7 +172,8 @@
     };
   }
 
-  /* a numeric question: an input, 檢查, feedback; the folded answer stays for whoever wants it */
+  /* a numeric question: an input, 檢查, feedback; the folded answer stays for whoever wants it,
+     until a right answer shows it anyway */
   function enhanceNumber(section, onAnswer, onRetry) {
     section.setAttribute("data-sd-ready", "");
     section.classList.add("sd-quiz--live");
@@ -217,6 +218,7 @@
       if (restoring) feedback.replaceChildren(...content);
       else requestAnimationFrame(() => feedback.replaceChildren(...content));
       retry.hidden = false;
+      solution.hidden = correct;    // a right answer shows the explanation above: not twice
       if (!restoring) onAnswer(correct, { entry: plain });
     }
 
@@ -227,6 +229,7 @@
       delete feedback.dataset.state;
       feedback.replaceChildren();
       retry.hidden = true;
+      solution.hidden = false;
     }
     retry.addEventListener("click", () => {
       reset();
