@@ -355,7 +355,7 @@ def lab_run(request, browser, base_url):
             starting = lab.page.evaluate(START_SAMPLES)
             images = lab.page.evaluate(IMAGE_OUTPUTS, timeout=180)
             lab.page.screenshot(SHOTS / f"webkit-lab-{request.param}-ran.png")
-            upload = lab.in_app(UPLOAD_BUTTON)
+            upload = upload_button(lab)
             service_worker = lab.page.evaluate(SERVICE_WORKER)
         except BaseException:
             lab.close()
@@ -497,22 +497,24 @@ def test_no_pyproxy_is_freed_without_the_gil(lab_run):
     assert [e for e in lab_run["lab"].errors if NO_GIL in e] == []
 
 
-# the upload cell's button (your_gpu.ipynb §3), scrolled into view: its text and title, or null
+# the button of the cell at `arg` (your_gpu.ipynb §3's upload cell), once drawn: its text and title
 UPLOAD_BUTTON = """
-    const cells = nb.model.cells;
-    let index = -1;
-    for (let i = 0; i < cells.length; i++) if ((cells.get(i).getMetadata('tags') || []).includes('upload')) index = i;
-    if (index < 0) return null;
-    return nb.content.scrollToItem(index, 'center').catch(() => null).then(() => new Promise((done) => {
+    return new Promise((done) => {
       const t0 = Date.now();
       const look = () => {
-        const button = nb.content.widgets[index].node.querySelector('button.widget-upload');
+        const button = nb.content.widgets[arg].node.querySelector('button.widget-upload');
         if (button) done({text: button.textContent.trim(), title: button.title});
         else if (Date.now() - t0 > 20000) done('no button in 20 s');
         else setTimeout(look, 200);
       };
       look();
-    }));"""
+    });"""
+
+
+def upload_button(lab: WebKitLab) -> dict | str | None:
+    """UPLOAD_BUTTON for the notebook's cell tagged 'upload', scrolled to; None without one."""
+    index = lab.show_cell("upload")
+    return None if index < 0 else lab.in_app(UPLOAD_BUTTON, index)
 
 
 def test_the_upload_button_is_there_after_run_all(lab_run):
