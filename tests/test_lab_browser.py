@@ -838,6 +838,14 @@ def test_desktop_panel_folds_and_resizes(browser, base_url):
         handle.press("ArrowLeft")
         handle.press("ArrowLeft")
         assert panel.bounding_box()["width"] == pytest.approx(width + 80, abs=2)
+        handle.press("End")       # as wide as it goes: the lesson keeps a readable column
+        assert panel.bounding_box()["width"] == pytest.approx(1440 - 720, abs=2)
+        text = page.locator(".md-content").bounding_box()
+        assert text["width"] >= 400 and text["x"] + text["width"] <= 720 + 1
+        assert handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax") == "50"
+        handle.press("Home")
+        assert panel.bounding_box()["width"] == pytest.approx(320, abs=2)
+        assert handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemin") == "22"
         page.locator(".sd-lab__close").click()
         assert not panel.is_visible()
         page.locator(".sd-lab-open").click()
@@ -862,7 +870,25 @@ new PerformanceObserver((list) => {
 }).observe({type: 'layout-shift', buffered: true});"""
 
 
-@pytest.mark.parametrize("layout", [{}, {"width": 520}, {"folded": True}], ids=["opening", "resized", "folded"])
+@pytest.mark.parametrize("kept, expected", [(520, 520), (900, 720), (100, 320)])
+def test_the_page_lays_the_panel_out_by_the_panel_scripts_rules(browser, base_url, kept, expected):
+    """main.html sizes the panel before the lesson is laid out, with lab-panel.js's clampWidth
+    (320 px to the window minus 720, at most 70%); here lab-panel.js does not run, so the width
+    is main.html's alone (a rule of its own would make the lesson reflow as the panel mounts)."""
+    context = fake_lab_context(browser)
+    context.route("**/lab-panel.js", lambda route: route.abort())
+    context.add_init_script(f"localStorage.setItem('specdec-lab:layout', {json.dumps(json.dumps({'width': kept}))});")
+    try:
+        page = context.new_page()
+        page.goto(base_url)
+        width = page.evaluate("getComputedStyle(document.documentElement).getPropertyValue('--sd-lab-w')")
+        assert width == f"{expected}px"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("layout", [{}, {"width": 520}, {"width": 900}, {"folded": True}],
+                         ids=["opening", "resized", "wider-than-allowed", "folded"])
 @pytest.mark.parametrize("path", ["", "lossless-lab/", "your-gpu/"])
 def test_a_lab_page_does_not_reflow_as_its_panel_comes_in(browser, base_url, path, layout):
     """From opening a lab page at 1440 until its panel is in (the lab's frame with the notebook's
@@ -884,8 +910,8 @@ def test_a_lab_page_does_not_reflow_as_its_panel_comes_in(browser, base_url, pat
         page.evaluate(PAINTED)
         shifts = page.evaluate("() => window.__layoutShifts")
         assert sum(shifts) < 0.1, f"{path or 'lesson 1'}: layout shifts {shifts}"
-        if layout.get("width"):
-            assert page.locator(".sd-lab").bounding_box()["width"] == pytest.approx(layout["width"], abs=1)
+        if layout.get("width"):     # a width kept from a wider window: the lesson keeps 720 px
+            assert page.locator(".sd-lab").bounding_box()["width"] == pytest.approx(min(layout["width"], 720), abs=1)
     finally:
         context.close()
 

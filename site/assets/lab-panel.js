@@ -1,7 +1,7 @@
 /* The 實驗場 beside the lesson (partials/lab-panel.html).
  *
  * Wide screens: the notebook sits on the right, fixed while the lesson scrolls; drag its edge (or
- * focus the edge and use ← →) to resize it, "收合" folds it to a tab. It is put in after the lesson
+ * focus the edge and use ← → Home End) to resize it, "收合" folds it to a tab. It is put in after the lesson
  * has painted (at once when it was painted before this script ran), so the kernel starts as the
  * page opens without holding the lesson up.
  * Narrow screens (phones): a "🧪 實驗場" button opens it over the lesson; it loads on first open.
@@ -48,8 +48,14 @@
     }
   }
 
+  // the lesson keeps LESSON_ROOM px beside the panel (its navigation and a readable column: at
+  // 1440 px the text stays ~480 px wide), and the panel at most 70% of the window
+  const LESSON_ROOM = 720;
+  function maxWidth() {
+    return Math.max(MIN_WIDTH, Math.min(window.innerWidth * 0.7, window.innerWidth - LESSON_ROOM));
+  }
   function clampWidth(px) {
-    return Math.round(Math.max(MIN_WIDTH, Math.min(px, window.innerWidth * 0.7)));
+    return Math.round(Math.max(MIN_WIDTH, Math.min(px, maxWidth())));
   }
 
   // the page has been painted (Paint Timing; a browser without it waits for the next frame)
@@ -85,8 +91,6 @@
     const layout = readLayout();
     if (layout.width) document.documentElement.style.setProperty("--sd-lab-w", clampWidth(layout.width) + "px");
     panel.tabIndex = -1;
-    handle.setAttribute("aria-valuemin", "0");
-    handle.setAttribute("aria-valuemax", "70");
     requestAnimationFrame(describeWidth);
     openButton.hidden = false;
     closeButton.hidden = false;
@@ -173,7 +177,10 @@
     // resizing: drag the left edge, or ← → on it
     function describeWidth() {
       const width = Math.round(panel.getBoundingClientRect().width) || clampWidth(window.innerWidth * 0.42);
-      handle.setAttribute("aria-valuenow", String(Math.round((100 * width) / window.innerWidth)));
+      const percent = (px) => String(Math.round((100 * px) / window.innerWidth));
+      handle.setAttribute("aria-valuemin", percent(MIN_WIDTH));
+      handle.setAttribute("aria-valuemax", percent(maxWidth()));
+      handle.setAttribute("aria-valuenow", percent(width));
       handle.setAttribute("aria-valuetext", `實驗場寬 ${width} 像素`);
     }
     function setWidth(px) {
@@ -195,8 +202,9 @@
       panel.classList.remove("sd-lab--dragging");
     });
     handle.addEventListener("keydown", (e) => {
-      const step = e.key === "ArrowLeft" ? 40 : e.key === "ArrowRight" ? -40 : 0;
-      if (step) { e.preventDefault(); setWidth(panel.getBoundingClientRect().width + step); }
+      const width = panel.getBoundingClientRect().width;
+      const to = { ArrowLeft: width + 40, ArrowRight: width - 40, End: maxWidth(), Home: MIN_WIDTH }[e.key];
+      if (to !== undefined) { e.preventDefault(); setWidth(to); }
     });
 
     // the learner's own copy: the notebook as it is in the lab now
