@@ -1007,6 +1007,21 @@ def test_search_results_are_above_the_lab_panel(open_lesson):
         item.click(trial=True, timeout=10_000, position={"x": x - box["x"], "y": box["height"] / 2})
 
 
+@pytest.mark.parametrize("width", [1440, 390])
+def test_tab_from_the_search_box_lands_on_something_visible(open_lesson, width):
+    """Tab in the search box closes the search (Material); the focus must then be on a control the
+    learner sees, not on the results' empty scroll box (tabindex 0 in the theme, 0 px high)."""
+    page = open_lesson("knowledge-card/", width=width)
+    if width < 600:                      # a phone shows a search button, not the box
+        page.locator("label[for='__search']").first.click()
+    search(page, "接受率")
+    page.locator(".md-search__input").press("Tab")
+    focused = page.evaluate("""() => { const e = document.activeElement, box = e.getBoundingClientRect();
+        return {name: e.tagName + '.' + e.className, height: box.height, width: box.width}; }""")
+    assert focused["height"] > 0 and focused["width"] > 0, focused
+    assert "md-search__scrollwrap" not in focused["name"], focused
+
+
 # --------------------------------------------------------------------------- accessibility (axe-core)
 
 @pytest.mark.parametrize("path, width, scheme", [
