@@ -81,7 +81,7 @@ def test_three_token_example_accept_probability_and_residual():
 
 def test_serving_table_matches_the_model():
     says(f"$\\alpha={ALPHA:g}$、$K={K}$、草稿成本 $c={COST:g}$、$t_\\text{{FLOP}}={DEFAULT_T_FLOP:g}$")
-    rows = table(LESSON1, "| 併發 N |")
+    rows = table(LESSON1, "| 併發人數 |")
     assert len(rows) >= 3
     for row in rows:
         n = float(row[0])
@@ -98,6 +98,9 @@ def test_serving_table_matches_the_model():
     # the per-user ratio and the throughput ratio are one column because they are equal
     c = serving_curves(np.array([float(r[0]) for r in rows]), ALPHA, K, COST)
     np.testing.assert_allclose(c.per_user_on / c.per_user_off, c.gain)
+    # at 16 users each step verifies (K+1)·16 positions: compute time (t_flop per position) past one T
+    assert (K + 1) * 16 * DEFAULT_T_FLOP > 1
+    says(f"$(K+1) \\times 16 = {(K + 1) * 16}$ 個位置")
 
 
 def test_crossover_in_section_5():
