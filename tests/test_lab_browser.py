@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from specdec_lab import monte_carlo_check
+from support.fonts_drawn import fonts_drawing
 from support.lab import PAINTED, ROOT, LabPage, serve_site, wait_until
 from support.lab_checks import (FOCUSED, IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, KEYS_IN_LESSON,
                                 LOOPING_AND_METER, START_SAMPLER, START_SAMPLES, broken_images,
@@ -132,33 +133,12 @@ def test_stored_outputs_show_before_python_is_ready(lesson):
     assert len(figures) >= 3      # (the fixture waited for the first to be drawn on screen)
 
 
-def fonts_drawing(page, selector: str, in_frame: bool = True) -> list[str]:
-    """The font families Chromium really drew an element's text with (DevTools protocol), for an
-    element inside the page's iframe (or, in_frame=False, the page's own)."""
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("DOM.enable")
-    cdp.send("CSS.enable")
-    root = cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"]
-    def find(node):
-        if node.get("nodeName") == "IFRAME" and node.get("contentDocument"):
-            return node["contentDocument"]
-        for child in node.get("children", []):
-            found = find(child)
-            if found:
-                return found
-    document = find(root) if in_frame else root
-    node = cdp.send("DOM.querySelector", {"nodeId": document["nodeId"], "selector": selector})["nodeId"]
-    fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
-    cdp.detach()
-    return [f["familyName"] for f in fonts]
-
-
 def test_the_notebooks_chinese_is_drawn_in_the_traditional_chinese_font(lesson):
     """Its ，。：「」 take the Traditional Chinese (centred) shapes, as in the lesson, not the
     Simplified or Japanese ones a page marked English falls back to (the lab's page is English)."""
     lab, _, _ = lesson
     assert lab.page.evaluate("document.documentElement.lang") == "zh-TW"
-    cjk = [f for f in fonts_drawing(lab.page, ".jp-Notebook .jp-RenderedMarkdown p") if "CJK" in f]
+    cjk = [f for f in fonts_drawing(lab.page, ".jp-Notebook .jp-RenderedMarkdown p", in_frame=True) if "CJK" in f]
     assert cjk == ["Noto Sans CJK TC"]
 
 
@@ -176,7 +156,7 @@ def test_one_font_draws_latin_and_chinese_where_it_is_installed(lesson):
     assert lab.page.evaluate(mark, ".md-content p"), "a lesson paragraph with Latin and Chinese"
     assert lab.frame().evaluate(mark, ".jp-RenderedMarkdown p"), "a notebook paragraph with both"
     drawn = {"lesson": fonts_drawing(lab.page, "[data-font-probe]", in_frame=False),
-             "notebook": fonts_drawing(lab.page, "[data-font-probe]")}
+             "notebook": fonts_drawing(lab.page, "[data-font-probe]", in_frame=True)}
     assert {side: set(families) for side, families in drawn.items()} == {
         "lesson": {"Noto Sans CJK TC"}, "notebook": {"Noto Sans CJK TC"}}
 

@@ -21,6 +21,7 @@ from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_STAR
                                OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SCROLL_HINTS_SETTLED,
                                SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED, WIDE_TABLES,
                                check_display_formulas, check_wide_tables, signs_not_narrow)
+from support.fonts_drawn import fonts_drawing_each
 from support.server import chromium, open_page, serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_lessons
 
@@ -137,16 +138,22 @@ def test_a_run_of_superscript_digits_is_drawn_in_one_font(open_lesson):
     page.wait_for_function("document.fonts.status === 'loaded'", timeout=20_000)
     runs = page.locator(".md-content article .sd-sup")
     assert {"⁻³⁰⁰", "⁻⁴⁸"} <= set(runs.all_text_contents())        # (and χ²'s ²)
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("DOM.enable")
-    cdp.send("CSS.enable")
-    root = cdp.send("DOM.getDocument")["root"]["nodeId"]
-    drawn = {}
-    for node in cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": ".md-content article .sd-sup"})["nodeIds"]:
-        text = cdp.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"]
-        drawn[text] = [f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]]
-    cdp.detach()
-    assert all(len(families) == 1 for families in drawn.values()), drawn
+    drawn = fonts_drawing_each(page, ".md-content article .sd-sup")
+    assert len(drawn) == runs.count()
+    assert all(len(families) == 1 for _, families in drawn), drawn
+
+
+def test_code_draws_a_printed_p_value_in_one_font(open_lesson):
+    """Code and the notebook preview's outputs print p values as "1.3×10⁻⁴⁸" and "p < 10⁻³⁰⁰"
+    (specdec_lab.chisquare): the code font's first installed family must have every superscript
+    digit, or ¹ ² ³ come from one font and ⁰ ⁴ ⁸ ⁻ from another (Liberation Mono has only ¹ ² ³)."""
+    page = open_lesson("lossless-lab/")
+    page.wait_for_function("document.fonts.status === 'loaded'", timeout=20_000)
+    page.evaluate("""() => { const code = document.createElement('code');
+        code.dataset.supProbe = ''; code.textContent = 'p = 1.3×10⁻⁴⁸, p < 10⁻³⁰⁰, ⁰¹²³⁴⁵⁶⁷⁸⁹';
+        document.querySelector('.md-content article p').append(code); }""")
+    (_, families), = fonts_drawing_each(page, "[data-sup-probe]")
+    assert len(families) == 1, families
 
 
 def test_formulas_render_as_mathml(open_lesson):

@@ -67,10 +67,11 @@ def read_bench_results(*sources) -> list[BenchRun]:
 
 def bench_objects(source):
     """(result dict, where it came from) for each result in a file, a text or a dict."""
-    if isinstance(source, dict) and not is_upload(source):
+    upload = is_upload(source)
+    if isinstance(source, dict) and not upload:
         yield source, "dict"
         return
-    if not isinstance(source, (str, Path)) and not is_upload(source):
+    if not isinstance(source, (str, Path)) and not upload:
         raise ValueError(f"結果必須是檔案路徑、貼上的文字、上傳的檔案或 dict，收到 {type(source).__name__}")
     text, where = text_of(source, "bench 結果")
     if is_printed_block(text):
