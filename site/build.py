@@ -29,17 +29,18 @@ from lab.fetch import BuildError  # noqa: E402
 import brotli_siblings  # noqa: E402  (site/brotli_siblings.py)
 
 
-def build_lessons(site: Path) -> bool:
-    """mkdocs build --strict into `site` (MkDocs empties it first). False when there is no
-    mkdocs.yml yet."""
-    config = ROOT / "mkdocs.yml"
+def build_lessons(site: Path, config: Path = ROOT / "mkdocs.yml") -> bool:
+    """mkdocs build --strict into `site` (MkDocs empties it first), of the course whose
+    mkdocs.yml is `config`. False when there is no mkdocs.yml yet."""
     if not config.exists():
         print("（還沒有 mkdocs.yml：只建實驗場）", file=sys.stderr)
         site.mkdir(parents=True, exist_ok=True)
         return False
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet",
-                    "-f", str(config), "-d", str(site)], check=True, cwd=ROOT, env=env)
+    # not --quiet: with it MkDocs (1.6) counts no warnings, and --strict let a broken link or a
+    # nav entry naming no file through
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict",
+                    "-f", str(config), "-d", str(site)], check=True, cwd=config.parent, env=env)
     return True
 
 
@@ -54,6 +55,19 @@ def place_lab(lab: Path, site: Path) -> None:
         shutil.copytree(lab, target, copy_function=os.link)
     except OSError:
         shutil.copytree(lab, target)
+
+
+def swap_in(new: Path, site: Path) -> None:
+    """Put the folder `new` where `site` is (two renames: a request in between, some
+    microseconds, finds no file), and remove the old one."""
+    old = site.with_name(site.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    if site.exists():
+        site.rename(old)
+    new.rename(site)
+    if old.exists():
+        shutil.rmtree(old)
 
 
 def folder_bytes(path: Path) -> int:
@@ -74,16 +88,27 @@ def cache_note(before: list[str], after: str) -> str | None:
 
 def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "notebooks",
           build_dir: Path = BUILD) -> Path:
-    """Build into build_dir (the lab in build_dir/lab, the site in build_dir/site); return the site."""
+    """Build into build_dir (the lab in build_dir/lab, the site in build_dir/site); return the site.
+
+    The site is built beside the last one (build_dir/site.next) and takes its place only when
+    whole: `make serve` goes on serving the last good build while it rebuilds, and after a failed
+    rebuild (MkDocs empties its folder before it fails: a quiz typo took the classroom's course
+    down until it was fixed)."""
     t0 = time.time()
     site = build_dir / "site"
     before = [p.name for p in (site / "lab" / "static").glob("pyodide-*")]
     if lab:
         build_lab(build_dir, notebooks)
+    new = build_dir / "site.next"
+    if new.exists():
+        shutil.rmtree(new)
     if lessons:
-        build_lessons(site)
-    place_lab(build_dir / "lab", site)
-    siblings = brotli_siblings.write_siblings(site)
+        build_lessons(new)
+    elif site.exists():
+        shutil.copytree(site, new, copy_function=os.link, ignore=shutil.ignore_patterns("lab"))
+    place_lab(build_dir / "lab", new)
+    siblings = brotli_siblings.write_siblings(new)
+    swap_in(new, site)
     print(f"  Brotli：{siblings['files']} 個 .br 檔（比 gzip 少 {siblings['saved'] / 1e6:.1f} MB）", file=sys.stderr)
     total = folder_bytes(site) / 1e6
     pyodide = pyodide_dir(site / "lab")

@@ -119,7 +119,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         except ConnectionError:
             self.close_connection = True
             path = getattr(self, "path", "")
-            if self.tell_leaving:
+            # (a preview tab reloading after a rebuild drops its wait for the next one: not a learner)
+            if self.tell_leaving and not path.startswith(RELOAD_PATH):
                 sys.stderr.write(f"{self.client_address[0]} 中途離開：{path[:80]}\n")
 
     def send_response(self, code, message=None):
@@ -320,12 +321,22 @@ def parse_options(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_options(argv)
-    if not args.no_build and build.main([]) != 0:
-        return 1
     reloader = None if args.no_watch else Reloader()
+    try:     # the port first: a busy one is said at once, not after the build
+        server = make_server(build.SITE, args.port, host=args.host, reloader=reloader)
+    except OSError as err:
+        print(f"沒辦法在 {args.host}:{args.port} 提供課程：{err.strerror}。這個埠也許已經有另一個 make serve"
+              f"（或別的程式）在用：關掉它，或換一個埠，例如 make serve PORT={args.port + 1}", file=sys.stderr)
+        return 2
+    if args.host == "127.0.0.1" and not os.environ.get("SPECDEC_SITE_URL"):
+        # the lesson pages are built for the address they are served at: Material's instant
+        # navigation only follows links to the site's own URL (on another port every click reloaded)
+        os.environ["SPECDEC_SITE_URL"] = f"http://127.0.0.1:{server.server_address[1]}/"
+    if not args.no_build and build.main([]) != 0:
+        server.server_close()
+        return 1
     if reloader:
         threading.Thread(target=reloader.watch, daemon=True).start()
-    server = make_server(build.SITE, args.port, host=args.host, reloader=reloader)
     print(f"課程在 http://127.0.0.1:{args.port}/ （Ctrl+C 結束）", file=sys.stderr)
     if args.host != "127.0.0.1":
         print(f"也在 http://{'<這台電腦的 IP>' if args.host in ('0.0.0.0', '::') else args.host}:{args.port}/"
@@ -334,6 +345,8 @@ def main(argv: list[str] | None = None) -> int:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
+    finally:
+        server.server_close()
     return 0
 
 

@@ -146,3 +146,68 @@ def test_serve_says_one_short_line_when_a_client_leaves_mid_download(tmp_path, c
     lines = said.strip().splitlines()
     assert "Traceback" not in said and len(lines) == 1 and len(lines[0]) <= 120, said
     assert name in lines[0]
+
+
+def test_a_preview_tab_leaving_its_reload_wait_is_not_announced_as_a_learner(tmp_path, capfd):
+    """`make serve` answers each lesson tab's long poll (/__reload) when a rebuild is done; the
+    instructor's own tab reloads then and leaves its wait. That printed "中途離開：/__reload?v=…",
+    the line the README says means a student closed a tab mid-download."""
+    import socket
+    import struct
+    import threading
+    import time
+
+    sys.path.insert(0, str(ROOT / "site"))
+    import serve  # site/serve.py
+
+    reloader = serve.Reloader()
+    server = serve.make_server(tmp_path, 0, reloader=reloader)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with socket.create_connection(("127.0.0.1", server.server_address[1]), timeout=10) as client:
+            client.sendall(f"GET {serve.RELOAD_PATH}?v={reloader.version} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            time.sleep(0.3)                                  # the server is waiting for a rebuild
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        time.sleep(0.3)
+        with reloader.changed:                               # a rebuild is done: the answer goes out
+            reloader.version = str(time.time())
+            reloader.changed.notify_all()
+        time.sleep(1.0)
+        said = capfd.readouterr().err
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert "中途離開" not in said and "Traceback" not in said, said
+
+
+def test_make_serve_says_a_busy_port_before_it_builds(monkeypatch, capsys):
+    """A second `make serve` on a port in use ended, after the whole build, in an English
+    traceback (OSError: Address already in use)."""
+    import socket
+
+    sys.path.insert(0, str(ROOT / "site"))
+    import serve  # site/serve.py
+
+    monkeypatch.setattr(serve.build, "main", lambda argv: pytest.fail("built before finding the port busy"))
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert serve.main(["--port", str(port), "--no-watch"]) == 2
+    said = capsys.readouterr().err
+    assert f"127.0.0.1:{port}" in said and f"make serve PORT={port + 1}" in said and "Traceback" not in said
+
+
+def test_make_serve_builds_the_lessons_for_the_port_it_serves(monkeypatch):
+    """Material's instant navigation follows only links to the site's own URL: built for :8000 and
+    served on another port (make serve PORT=8301), every click reloaded the page."""
+    sys.path.insert(0, str(ROOT / "site"))
+    import serve  # site/serve.py
+
+    built_for = []
+    monkeypatch.delenv("SPECDEC_SITE_URL", raising=False)
+    monkeypatch.setattr(serve.build, "main", lambda argv: built_for.append(os.environ.get("SPECDEC_SITE_URL")) or 0)
+    served = []
+    monkeypatch.setattr(serve.SiteServer, "serve_forever", lambda self: served.append(self.server_address[1]))
+    assert serve.main(["--port", "0", "--no-watch"]) == 0
+    assert built_for == [f"http://127.0.0.1:{served[0]}/"]

@@ -359,8 +359,33 @@ def test_sampling_table_shows_p_q_ratio_and_u():
     table = plotting.round_table(result, draft, VOCAB)
     assert table.headers == ("位置", "草稿猜", "p", "q", "min(1, p/q)", "u", "判定")
     first = table.rows[0]
-    assert first[2:6] == ("0.70", "0.50", "1.00", f"{result.steps[0].u:.2f}")
+    assert first[2:6] == ("0.700", "0.500", "1.00", f"{result.steps[0].u:.2f}")
     assert len(table.rows) == 3
+
+
+def test_sampling_table_ratio_can_be_worked_out_from_the_shown_p_and_q():
+    """A learner checks min(1, p/q) from the row's p and q. Lesson 1's stored round had p 0.0133,
+    q 0.2453 (ratio 0.054) shown as "0.01", "0.25" beside "0.05": by hand 0.04. At 3 significant
+    digits each shown value is within 0.5 % of the true one, so the worked-out ratio is within
+    ~1 % (≤ 0.01, as it is ≤ 1) of the true ratio, and within 0.015 of the shown one."""
+    def worked_out(row):
+        p, q, shown = (float(x) for x in row[2:5])
+        return min(1.0, p / q), shown
+    target = np.array([[0.0133, 0.7414, 0.2453]])
+    draft = np.array([[0.2453, 0.0133, 0.7414]])
+    rows = plotting.round_table(verify_sampling([0], draft, np.vstack([target, target]), seed=1), [0], VOCAB).rows
+    by_hand, shown = worked_out(rows[0])
+    assert f"{by_hand:.2f}" == f"{shown:.2f}" == "0.05" and rows[0][2:4] == ("0.0133", "0.245")
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        k = int(rng.integers(1, 5))
+        target, draft = rng.dirichlet(np.full(6, 0.3), size=k + 1), rng.dirichlet(np.full(6, 0.3), size=k)
+        tokens = [int(rng.choice(6, p=q)) for q in draft]
+        result = verify_sampling(tokens, draft, target, seed=int(rng.integers(1 << 30)))
+        for row in plotting.round_table(result, tokens, list("abcdef")).rows:
+            if row[2] != "—":
+                by_hand, shown = worked_out(row)
+                assert abs(by_hand - shown) <= 0.015, row
 
 
 def test_table_text_columns_line_up_with_chinese_cells():
@@ -673,3 +698,13 @@ def test_the_no_gain_line_is_named_where_no_hatching_runs_through_it(alpha, draf
     in_axes = [t for t in ax.texts if t.get_text()]
     assert [t.get_text() for t in in_axes if any(t.get_window_extent().overlaps(h) for h in hatched)] == []
     assert "1×（不加速）" in texts(fig)
+
+
+def test_the_sweeps_axis_names_the_flag_in_a_monospace_font():
+    """"--max-concurrency" in the text font read as "–max-concurrency" (its two hyphens touch)."""
+    from matplotlib import font_manager
+    fig = plotting.bench_sweep_figure(_bench_sweep())
+    for ax in fig.axes:
+        label = ax.xaxis.label
+        assert label.get_text() == "--max-concurrency"
+        assert "Mono" in Path(font_manager.findfont(label.get_fontproperties())).name

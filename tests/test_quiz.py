@@ -90,6 +90,22 @@ def test_quiz_inside_a_code_block_is_not_a_quiz():
     assert parse_quizzes(text) == []
 
 
+@pytest.mark.parametrize("opening", ["/// qiuz | Q1 · 情境題", "/// Quiz | Q1", "/// quiz Q1 · 情境題",
+                                     "/// quiz: Q1", "// quiz | Q1", "//// quiz | Q1"])
+def test_a_mistyped_opening_line_is_an_error_not_a_page_showing_the_answers(opening):
+    """Such a line matched no quiz, and the page showed it as text, the [x] answer and every
+    explanation with it (an instructor's typo)."""
+    text = GOOD.replace(GOOD.split("\n")[4], opening)
+    assert opening in text
+    error = error_of(text)
+    assert error.line == 5 and "/// quiz | 標題" in str(error) and opening[:20] in str(error)
+
+
+def test_a_closing_line_without_its_opening_is_an_error():
+    error = error_of("# 頁\n\n題目\n- [x] A. a\n///\n")
+    assert error.line == 5 and "前面沒有開頭" in str(error)
+
+
 def test_several_quizzes_and_uppercase_x():
     two = GOOD + "\n" + GOOD.replace("- [x] C.", "- [X] C.")
     assert [q.answer for q in parse_quizzes(two)] == ["C", "C"]
@@ -262,7 +278,9 @@ ANSWERS = LESSON1_QUIZ_ANSWERS          # Q1 C, Q2 B, Q3 D, Q4 B, Q5 A
 def test_lesson_one_has_the_five_quiz_questions_with_the_agreed_answers():
     text = LESSON.read_text(encoding="utf-8")
     quizzes = [q for q in parse_quizzes(text, path="lessons/index.md") if q.kind == "choice"]
-    assert [q.answer for q in quizzes] == ANSWERS
+    got = [q.answer for q in quizzes]
+    assert got == ANSWERS, (f"lesson 1's questions answer {got}; tests/support/site.py LESSON1_QUIZ_ANSWERS says "
+                            f"{ANSWERS}: whoever changes, adds or removes a lesson 1 question updates that list (README)")
     for number, quiz in enumerate(quizzes, start=1):
         assert re.match(rf"Q{number}\b", quiz.title), quiz.title
         assert [o.label for o in quiz.options] == ["A", "B", "C", "D"]

@@ -4,6 +4,9 @@ terms on the right pages; a broken quiz or formula stops the build with file:lin
 import html as html_module
 import json
 import re
+import shutil
+import subprocess
+import sys
 import textwrap
 from html.parser import HTMLParser
 from pathlib import Path
@@ -342,6 +345,29 @@ def course_copy(tmp_path):
     return tmp_path
 
 
+@pytest.mark.parametrize("mistake", ["a broken link", "a nav entry naming no file"])
+def test_site_builds_command_stops_on_a_broken_link_or_nav_entry(course_copy, mistake):
+    """What `make serve` and `make site` run (site/build.py) stops, as the README says, where a
+    link or the menu points at no page. (With --quiet MkDocs 1.6 counted no warnings, and --strict
+    built both pages: a link to a 404, a menu item "None".)"""
+    sys.path.insert(0, str(ROOT / "site"))
+    import build  # site/build.py
+    config = course_copy / "mkdocs.yml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("  - your-gpu.md\n", "  - your-gpu.md\n  - k-sweep.md\n"), encoding="utf-8")
+    assert build.build_lessons(course_copy / "good", config=config)      # as it is, it builds
+    if mistake == "a broken link":
+        lesson = course_copy / "lessons" / "index.md"
+        text = lesson.read_text(encoding="utf-8")
+        assert "(knowledge-card.md)" in text
+        lesson.write_text(text.replace("(knowledge-card.md)", "(knowledge-cards.md)", 1), encoding="utf-8")
+    else:
+        config.write_text(config.read_text(encoding="utf-8").replace("  - k-sweep.md\n", "  - k-sweeps.md\n"),
+                          encoding="utf-8")
+    with pytest.raises(subprocess.CalledProcessError):
+        build.build_lessons(course_copy / "out", config=config)
+
+
 def test_a_lesson_missing_from_the_nav_fails_the_build_saying_where_to_add_it(course_copy):
     result = build_lessons(course_copy / "out", config_file=course_copy / "mkdocs.yml", cwd=course_copy)
     assert result.returncode != 0
@@ -367,3 +393,37 @@ def test_a_new_lesson_added_to_the_nav_builds_with_its_lab_menu_and_progress(cou
                           "quizzes": [re.search(r'<section class="sd-calc" id="sd-calc-1" data-key="(\w+)"', new)[1]],
                           "lab": "k_sweep.ipynb"}
     assert [lesson["page"] for lesson in course] == ["", "knowledge-card/", "lossless-lab/", "your-gpu/", "k-sweep/"]
+
+
+def test_a_failed_rebuild_leaves_the_last_good_site_in_place(tmp_path, monkeypatch):
+    """`make serve` rebuilds on every edit; a rebuild that fails (a quiz typo) must leave the site
+    being served as it was. MkDocs empties its output folder before it fails, so the site is built
+    beside the last one and swapped in only when whole (site/build.py)."""
+    sys.path.insert(0, str(ROOT / "site"))
+    import build  # site/build.py
+    site = tmp_path / "site"
+    (site / "lab").mkdir(parents=True)
+    (site / "index.html").write_text("last good build", encoding="utf-8")
+
+    def mkdocs_fails(target, config=None):          # as MkDocs: the folder emptied, then the error
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        raise subprocess.CalledProcessError(1, "mkdocs build --strict")
+    monkeypatch.setattr(build, "build_lessons", mkdocs_fails)
+    with pytest.raises(subprocess.CalledProcessError):
+        build.build(lessons=True, lab=False, build_dir=tmp_path)
+    assert (site / "index.html").read_text(encoding="utf-8") == "last good build"
+    assert (site / "lab").is_dir()
+
+
+def test_a_new_site_takes_the_old_ones_place_whole(tmp_path):
+    sys.path.insert(0, str(ROOT / "site"))
+    import build  # site/build.py
+    site, new = tmp_path / "site", tmp_path / "site.next"
+    (site / "old-page").mkdir(parents=True)
+    (new / "lab").mkdir(parents=True)
+    (new / "index.html").write_text("new", encoding="utf-8")
+    build.swap_in(new, site)
+    assert sorted(p.name for p in site.iterdir()) == ["index.html", "lab"]
+    assert not new.exists() and not (tmp_path / "site.old").exists()

@@ -118,15 +118,19 @@ def test_only_the_formula_or_code_and_its_marks_are_wrapped(html):
 
 
 @pytest.mark.parametrize("before, after", [
-    ("<code>--max-num-seqs</code>", '<code><span class="sd-opt">--max</span>-num-seqs</code>'),
+    ("<code>--max-num-seqs</code>", '<code><span class="sd-opt">--max-num-seqs</span></code>'),
     ("<code>-n</code>", '<code><span class="sd-opt">-n</span></code>'),
     ("<code>--dataset-path examples/offline_inference/x.py</code>",
-     '<code><span class="sd-opt">--dataset</span>-path examples/<wbr>offline_<wbr>inference/<wbr>x.py</code>'),
+     '<code><span class="sd-opt">--dataset-path</span> examples/<wbr>offline_<wbr>inference/<wbr>x.py</code>'),
+    ("<code>--max-num-seqs=32</code>", '<code><span class="sd-opt">--max-num-seqs</span>=32</code>'),
+    # longer than a third of a phone's line: the hyphens stay with the first word only
+    ("<code>--per-request-spec-decode-metrics</code>",
+     '<code><span class="sd-opt">--per</span>-request-spec-decode-metrics</code>'),
     ("<code>vllm --x</code>", "<code>vllm --x</code>"),           # hyphens inside: as it was
     ("<code>--</code>", "<code>--</code>"),
     ("<pre><code>--a-b</code></pre>", "<pre><code>--a-b</code></pre>"),    # a code block
 ])
-def test_an_options_leading_hyphens_stay_with_its_first_word(before, after):
+def test_a_command_line_option_stays_on_one_line(before, after):
     html = keep_with_punctuation(before)
     assert html == after
     assert _text(html) == _text(before)

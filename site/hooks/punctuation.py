@@ -24,10 +24,11 @@ opportunity; one that fills a line would be broken by overflow-wrap at the last 
 which can be right between the code and the "）。" after it. With them the browser breaks the name
 at a slash or an underscore first, as typesetters break paths. <wbr> adds no text either.
 
-Inline code that starts with hyphens (a command-line option, `--max-num-seqs`) keeps them with
-its first word (<span class="sd-opt">--max</span>-num-seqs; course.css: nowrap): the browser may
-break a line after any hyphen, and one broke right after the leading "--". It can still break at
-the later hyphens.
+Inline code that starts with hyphens (a command-line option, `--max-num-seqs`) is kept on one
+line (<span class="sd-opt">--max-num-seqs</span>; course.css: nowrap): the browser may break a
+line after any hyphen, and broke one right after the leading "--", another into "--max-num-" /
+"seqs" in a heading. An option longer than OPTION_WHOLE characters keeps only its hyphens with
+its first word, and may break at its later hyphens (a phone's line holds about 43).
 """
 from __future__ import annotations
 
@@ -52,18 +53,29 @@ TAG_RE = re.compile(r"(<[^>]*>)")
 BREAK_AFTER_RE = re.compile(r"([/_])(?=[^\s/_])")
 LONG_CODE = 30          # characters: about 3/4 of a phone line of code (about 43 at 390 px)
 # "--max-num-seqs": a line may break after any hyphen, and broke after the leading "--" (WebKit at
-# 390 px: "--" / "max-num-seqs"); the hyphens and the first word stay together
-LEADING_HYPHENS_RE = re.compile(r"^-+[^\s\-/_<]+")
+# 390 px: "--" / "max-num-seqs") and into "--max-num-" / "seqs"; the option stays whole, or a
+# long one its hyphens with its first word
+OPTION_RE = re.compile(r"^-+[^\s\-/_<=]+(?:-[^\s\-/_<=]+)*")
+FIRST_WORD_RE = re.compile(r"^-+[^\s\-/_<]+")
+OPTION_WHOLE = 24       # characters ("--per-request-spec-decode-metrics" is 33)
+
+
+def _keep_option(text: str) -> str:
+    option = OPTION_RE.match(text)
+    if not option:
+        return text
+    kept = option if len(option.group(0)) <= OPTION_WHOLE else FIRST_WORD_RE.match(text)
+    return f'<span class="sd-opt">{kept.group(0)}</span>{text[kept.end():]}'
 
 
 def _break_points(match: re.Match) -> str:
     """<wbr> after / and _ inside a long inline code's text (not inside its tags); a command-line
-    option's leading hyphens kept with its first word."""
+    option kept on one line."""
     start, body, end = match.groups()
     parts = TAG_RE.split(body)
     if sum(len(part) for part in parts[::2]) >= LONG_CODE:
         parts[::2] = [BREAK_AFTER_RE.sub(r"\1<wbr>", part) for part in parts[::2]]
-    parts[0] = LEADING_HYPHENS_RE.sub(r'<span class="sd-opt">\g<0></span>', parts[0])
+    parts[0] = _keep_option(parts[0])
     return start + "".join(parts) + end
 
 

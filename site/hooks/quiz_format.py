@@ -47,6 +47,9 @@ from quiz_numbers import NumberError, NumericAnswer, parse_answer
 
 OPEN_RE = re.compile(r"^///\s*quiz\b\s*(?:\|\s*(?P<title>.*?))?\s*$")
 CLOSE_RE = re.compile(r"^///\s*$")
+# what an opening line with a typo looks like ("/// qiuz | …", "/// Quiz", "/// quiz Q1", "// quiz |"):
+# the lessons use /// for quizzes only, and a line like these would be shown as text, the answers too
+NEAR_OPEN_RE = re.compile(r"^\s*(?:/{3,}|/{2}\s*q)", re.I)
 OPTION_RE = re.compile(r"^[-*+] \[(?P<mark>[^\]]?)\](?P<rest>.*)$")
 LABEL_RE = re.compile(r"^\s*(?P<label>[A-Za-z])\s*[.．、)）]\s*(?P<text>.*?)\s*$")
 ANSWER_RE = re.compile(r"^答案\s*[:：]\s*(?P<spec>.*?)\s*$")
@@ -149,6 +152,13 @@ def find_quizzes(text: str, path: str = "<markdown>", first_line: int = 1):
             found.append((quiz, i, end))
             i = end + 1
             continue
+        if CLOSE_RE.match(line):
+            raise QuizError(path, first_line + i, "這一行 `///` 結束一個 quiz，但前面沒有開頭的 "
+                            "`/// quiz | 標題`（開頭那一行打錯了，或被刪掉了？）")
+        if NEAR_OPEN_RE.match(line):
+            raise QuizError(path, first_line + i, f"這一行看起來是 quiz 的開頭，卻不是它的寫法：「{line.strip()[:40]}」。"
+                            "開頭要寫成 `/// quiz | 標題`（三條斜線、小寫 quiz、直線 | 再接標題），"
+                            "結尾一行 `///`")
         i += 1
     return found
 

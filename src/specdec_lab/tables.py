@@ -81,8 +81,8 @@ class Table:
 def round_table(result: RoundResult, draft_tokens, vocab=None) -> Table:
     """One verification round, one row per draft position.
 
-    Sampling rounds show p (the target's probability of the draft token), q (the draft's),
-    min(1, p/q), the uniform draw u and the verdict; greedy rounds show the target's argmax.
+    Sampling rounds show p (the target's probability of the draft token) and q (the draft's) to
+    3 significant digits, min(1, p/q), the uniform draw u and the verdict; greedy rounds show the target's argmax.
     Positions after the first rejection are listed as discarded. ``vocab`` maps token ids to text.
     """
     draft_tokens = [int(t) for t in np.asarray(draft_tokens).ravel()]
@@ -107,7 +107,10 @@ def round_table(result: RoundResult, draft_tokens, vocab=None) -> Table:
         if greedy:
             numbers = (name(step.target_token), f"{step.p:.2f}")
         else:
-            numbers = (f"{step.p:.2f}", f"{step.q:.2f}", f"{step.accept_prob:.2f}", f"{step.u:.2f}")
+            # p and q to 3 significant digits: min(1, p/q) worked out by hand from the shown
+            # ones comes out as shown (at 2 decimals, p 0.0133 and q 0.2453 read "0.01 / 0.25 =
+            # 0.04" beside the row's 0.05)
+            numbers = (f"{step.p:#.3g}", f"{step.q:#.3g}", f"{step.accept_prob:.2f}", f"{step.u:.2f}")
         rows.append((str(step.position), name(step.draft_token), *numbers, verdict))
     for position in range(len(result.steps) + 1, len(draft_tokens) + 1):
         blank = ("—",) * (len(headers) - 3)

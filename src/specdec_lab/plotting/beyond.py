@@ -88,7 +88,8 @@ def bench_sweep_figure(sweep) -> Figure:
             ax.set_xlim(n[0] / 1.3, n[-1] * 1.3)
             ax.set_ylim(0, max(on.max(), off.max()) * 1.12)
             ax.set_title(title)
-            ax.set_xlabel("--max-concurrency")
+            # in a monospace font, as the flag is typed: the text font joins "--" into one dash
+            ax.set_xlabel("--max-concurrency", family="monospace")
             ax.set_ylabel(ylabel)
         left.legend(loc="lower left")
         if n_star == 0:
