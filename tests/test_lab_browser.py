@@ -541,6 +541,25 @@ def test_the_static_preview_covers_the_panel_until_the_live_notebook_takes_over(
         context.close()
 
 
+def test_a_lesson_preview_without_the_lab_says_so_and_keeps_the_notebooks_preview(browser, base_url):
+    """`mkdocs serve` builds the lessons only: the lab's page is a 404 there, and the panel said
+    載入筆記本介面… with a moving bar for ever. It says there is no lab, how to get one, and keeps
+    the notebook's static preview."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.route("**/lab/notebooks/index.html*",
+                  lambda route: route.fulfill(status=404, content_type="text/html", body="<h1>404</h1>"))
+    try:
+        lab = LabPage.open(context, base_url, wait_until="domcontentloaded")
+        lab.preview_shown()
+        status = lab.page.locator(".sd-lab__status-text")
+        wait_until(lambda: "這裡沒有實驗場" in status.inner_text(), 30, what="the panel saying there is no lab")
+        assert "make serve" in status.inner_text()
+        assert lab.page.locator(".sd-lab__progress.is-error").count() == 1
+        assert lab.page.locator(".sd-lab__preview").is_visible()
+    finally:
+        context.close()
+
+
 # when the lab's frame went in and when the theme's bundle had run (its script's load event), in
 # the lesson page
 FRAME_AND_BUNDLE = """if (window.top === window) {
@@ -835,11 +854,12 @@ def test_desktop_panel_folds_and_resizes(browser, base_url):
 
 
 def fake_lab_context(browser):
-    """A 1440 x 900 browser context in which every lab page is a blank page of the site's origin:
-    the lesson page and its panel as they are, no Python."""
+    """A 1440 x 900 browser context in which every lab page is a blank page of the site's origin
+    (with JupyterLite's config element, as the lab's page has): the lesson page and its panel as
+    they are, no Python."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
-    context.route("**/lab/notebooks/index.html*",
-                  lambda route: route.fulfill(content_type="text/html", body="<!doctype html><title>lab</title>"))
+    context.route("**/lab/notebooks/index.html*", lambda route: route.fulfill(content_type="text/html", body=(
+        '<!doctype html><title>lab</title><script id="jupyter-config-data" type="application/json">{}</script>')))
     return context
 
 

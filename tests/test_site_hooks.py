@@ -123,9 +123,9 @@ def test_only_the_formula_or_code_and_its_marks_are_wrapped(html):
     ("<code>--dataset-path examples/offline_inference/x.py</code>",
      '<code><span class="sd-opt">--dataset-path</span> examples/<wbr>offline_<wbr>inference/<wbr>x.py</code>'),
     ("<code>--max-num-seqs=32</code>", '<code><span class="sd-opt">--max-num-seqs</span>=32</code>'),
-    # longer than a third of a phone's line: the hyphens stay with the first word only
-    ("<code>--per-request-spec-decode-metrics</code>",
-     '<code><span class="sd-opt">--per</span>-request-spec-decode-metrics</code>'),
+    # a longer one: the hyphens stay with the first word only
+    ("<code>--num-speculative-tokens</code>",
+     '<code><span class="sd-opt">--num</span>-speculative-tokens</code>'),
     ("<code>vllm --x</code>", "<code>vllm --x</code>"),           # hyphens inside: as it was
     ("<code>--</code>", "<code>--</code>"),
     ("<pre><code>--a-b</code></pre>", "<pre><code>--a-b</code></pre>"),    # a code block

@@ -102,6 +102,16 @@
       frame.className = "sd-lab__frame";
       frame.title = "實驗場：Python 筆記本 " + notebookName;
       frame.src = labUrl;
+      // no lab where the page was built (`mkdocs serve` builds the lessons only): the frame got a
+      // 404 page and the panel said 載入筆記本介面… for ever; say so, and keep the preview
+      frame.addEventListener("load", () => {
+        let isLab = true;
+        try { isLab = !!frame.contentDocument.getElementById("jupyter-config-data"); } catch (e) { /* cannot tell */ }
+        if (!isLab) {
+          render({ stage: "error", keepPreview: true,
+                   text: "這裡沒有實驗場：這份預覽只組了課文（mkdocs serve）。要連同實驗場一起看，用 make serve。" });
+        }
+      });
       body.replaceChildren(frame);     // (it takes the focus only from the learner: specdec-lab.js, 12.)
       showPreview();
       progress.hidden = false;
@@ -228,7 +238,7 @@
     // counted the seconds; without a GPU, WebKit composited each of those frames on the CPU that
     // Python's start needed, and lesson 1's first output came about 0.6-1 s later: benchmarks/README.md.)
     function render(s) {
-      if (s.notebookShown || s.stage === "error") showLive();
+      if (s.notebookShown || (s.stage === "error" && !s.keepPreview)) showLive();
       // steps 1 and 2 run side by side (Python starts loading before the notebook is drawn):
       // each is "current" while under way, "done" once finished; 3 is done with 2
       const shown = !!s.notebookShown, ready = !!s.kernelReady, failed = s.stage === "error";

@@ -28,7 +28,7 @@ Inline code that starts with hyphens (a command-line option, `--max-num-seqs`) i
 line (<span class="sd-opt">--max-num-seqs</span>; course.css: nowrap): the browser may break a
 line after any hyphen, and broke one right after the leading "--", another into "--max-num-" /
 "seqs" in a heading. An option longer than OPTION_WHOLE characters keeps only its hyphens with
-its first word, and may break at its later hyphens (a phone's line holds about 43).
+its first word, and may break at its later hyphens.
 """
 from __future__ import annotations
 
@@ -57,7 +57,9 @@ LONG_CODE = 30          # characters: about 3/4 of a phone line of code (about 4
 # long one its hyphens with its first word
 OPTION_RE = re.compile(r"^-+[^\s\-/_<=]+(?:-[^\s\-/_<=]+)*")
 FIRST_WORD_RE = re.compile(r"^-+[^\s\-/_<]+")
-OPTION_WHOLE = 24       # characters ("--per-request-spec-decode-metrics" is 33)
+# characters: "--max-num-seqs" (14) stays whole. A longer one kept whole pushed lesson 1 wider than
+# a phone in Firefox ("、--num-speculative-tokens": no break after a 、 that ends a nowrap span)
+OPTION_WHOLE = 16
 
 
 def _keep_option(text: str) -> str:
