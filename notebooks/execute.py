@@ -95,6 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: notebooks/*.ipynb")
     args = parser.parse_args(argv)
     paths = [p if p.is_absolute() or p.exists() else HERE / p for p in args.notebooks]
+    missing = [p for p in paths if not p.is_file()]
+    if missing:
+        have = "、".join(sorted(p.name for p in HERE.glob("*.ipynb")))
+        print(f"找不到筆記本 {missing[0]}：notebooks/ 裡有 {have}", file=sys.stderr)
+        return 2
     for path in paths or sorted(HERE.glob("*.ipynb")):
         nb = execute(path)
         nbformat.write(nb, path)

@@ -338,3 +338,12 @@ def test_staleness_check_can_fail(fresh):
     problems = output_differences(fresh, changed)
     assert len(problems) == 2
     assert "printed" in problems[0] and "figure differs" in problems[1]
+
+
+def test_execute_names_a_missing_notebook_and_those_there_are(capsys):
+    """`notebooks/execute.py nosuch.ipynb` ended in a FileNotFoundError traceback."""
+    sys.path.insert(0, str(ROOT / "notebooks"))
+    import execute  # notebooks/execute.py
+    assert execute.main(["nosuch.ipynb"]) == 2
+    said = capsys.readouterr().err
+    assert "nosuch.ipynb" in said and "lesson1.ipynb" in said

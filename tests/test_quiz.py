@@ -106,6 +106,15 @@ def test_a_closing_line_without_its_opening_is_an_error():
     assert error.line == 5 and "前面沒有開頭" in str(error)
 
 
+@pytest.mark.parametrize("box", ["[ x]", "[x ]", "[  ]"])
+def test_a_box_with_a_stray_space_is_named_as_the_box(box):
+    """"- [ x] C." was read as text after the options and got "選項之後的文字必須縮排四格"."""
+    text = GOOD.replace("- [x] C.", f"- {box} C.")
+    assert f"- {box} C." in text
+    error = error_of(text)
+    assert "方框只能是 `[ ]` 或 `[x]`" in str(error) and f"`{box}`" in str(error)
+
+
 def test_several_quizzes_and_uppercase_x():
     two = GOOD + "\n" + GOOD.replace("- [x] C.", "- [X] C.")
     assert [q.answer for q in parse_quizzes(two)] == ["C", "C"]

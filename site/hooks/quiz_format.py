@@ -50,7 +50,8 @@ CLOSE_RE = re.compile(r"^///\s*$")
 # what an opening line with a typo looks like ("/// qiuz | …", "/// Quiz", "/// quiz Q1", "// quiz |"):
 # the lessons use /// for quizzes only, and a line like these would be shown as text, the answers too
 NEAR_OPEN_RE = re.compile(r"^\s*(?:/{3,}|/{2}\s*q)", re.I)
-OPTION_RE = re.compile(r"^[-*+] \[(?P<mark>[^\]]?)\](?P<rest>.*)$")
+# (a box with a stray space, "[ x]", is an option with a wrong box, not text after the options)
+OPTION_RE = re.compile(r"^[-*+] \[(?P<mark>[^\]]?|[\sxX]{2,3})\](?P<rest>.*)$")
 LABEL_RE = re.compile(r"^\s*(?P<label>[A-Za-z])\s*[.．、)）]\s*(?P<text>.*?)\s*$")
 ANSWER_RE = re.compile(r"^答案\s*[:：]\s*(?P<spec>.*?)\s*$")
 FENCE_RE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|~{3,})")
