@@ -1,7 +1,5 @@
 /* Accessibility touch-ups of the theme, for every page (no dependencies; mounts through document$):
- * - the search dialog gets an accessible name (Material leaves role="dialog" unnamed), and its
- *   results' scroll box is no Tab stop: Tab in the search box closes the search (Material), and
- *   the next Tab stop was then that box, 0 px high (the results are reached with ↓ ↑);
+ * - the search dialog gets an accessible name (Material leaves role="dialog" unnamed);
  * - a formula or table wider than the screen (it scrolls sideways, see course.css) becomes
  *   keyboard-focusable, so it can be scrolled without a mouse;
  * - a display formula or a table that scrolls gets data-sd-more (right, left or both: where more
@@ -14,8 +12,6 @@
   function nameSearchDialog() {
     const dialog = document.querySelector(".md-search[role='dialog']");
     if (dialog && !dialog.hasAttribute("aria-label")) dialog.setAttribute("aria-label", "搜尋");
-    const results = document.querySelector(".md-search__scrollwrap[tabindex='0']");
-    if (results) results.setAttribute("tabindex", "-1");
   }
 
   function makeScrollable(node, label) {

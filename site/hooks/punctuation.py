@@ -55,8 +55,9 @@ LONG_CODE = 30          # characters: about 3/4 of a phone line of code (about 4
 # "--max-num-seqs": a line may break after any hyphen, and broke after the leading "--" (WebKit at
 # 390 px: "--" / "max-num-seqs") and into "--max-num-" / "seqs"; the option stays whole, or a
 # long one its hyphens with its first word
-OPTION_RE = re.compile(r"^-+[^\s\-/_<=]+(?:-[^\s\-/_<=]+)*")
-FIRST_WORD_RE = re.compile(r"^-+[^\s\-/_<]+")
+_WORD = r"[^\s\-/_<=]+"
+OPTION_RE = re.compile(rf"^-+{_WORD}(?:-{_WORD})*")
+FIRST_WORD_RE = re.compile(rf"^-+{_WORD}")
 # characters: "--max-num-seqs" (14) stays whole. A longer one kept whole pushed lesson 1 wider than
 # a phone in Firefox ("、--num-speculative-tokens": no break after a 、 that ends a nowrap span)
 OPTION_WHOLE = 16
