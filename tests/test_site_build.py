@@ -311,7 +311,45 @@ def test_a_page_naming_a_notebook_that_is_not_there_fails_the_build(project):
         # 頁
         """)
     assert result.returncode != 0
-    assert "lessons/index.md: 前言的 lab: nope.ipynb 不在 notebooks/ 裡" in result.output
+    assert "lessons/index.md:2: 前言的 lab: nope.ipynb 不在 notebooks/ 裡；notebooks/ 裡還沒有筆記本" \
+        in result.output
+
+
+def test_a_notebook_that_is_not_there_is_named_beside_those_that_are(project, tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    for name in ("lesson1.ipynb", "your_gpu.ipynb", "notes.txt"):
+        (tmp_path / "notebooks" / name).write_text("{}", encoding="utf-8")
+    result = project("""\
+        ---
+        title: 頁
+        lab: lesson_1.ipynb
+        ---
+        # 頁
+        """)
+    assert result.returncode != 0
+    assert ("lessons/index.md:3: 前言的 lab: lesson_1.ipynb 不在 notebooks/ 裡；"
+            "那裡有：lesson1.ipynb、your_gpu.ipynb") in result.output
+
+
+@pytest.mark.parametrize("markdown, line, shown", [
+    ("接受率 $\\alpha 越高，K 就該設大一點。\n", 3, "$\\alpha 越高，K」"),
+    ("一輪的期望：$E = 1 + \\alpha$，和 $K 的關係\n", 3, "$K 的關係」"),
+    ("上面一段。\n\n$$\n\\frac{1}{2}\n\n下面一段。\n", 5, "$$」"),
+])
+def test_a_formula_missing_its_closing_dollar_fails_the_build_at_its_line(project, markdown, line, shown):
+    result = project("# 頁\n\n" + markdown)
+    assert result.returncode != 0
+    assert f"lessons/index.md:{line}: 公式少了一個 $（頁面上會照字印出「{shown}" in result.output
+
+
+def test_a_dollar_sign_meant_as_one_builds(project):
+    result = project("""\
+        # 頁
+
+        一張卡一小時 $2，兩張 \\$4；寫成 \\$K 的也照印。`$x` 在程式碼裡。
+        """)
+    assert result.returncode == 0, result.output
+    assert result.warnings == []
 
 
 # --------------------------------------------------------------------------- a new lesson in two files

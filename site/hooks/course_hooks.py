@@ -34,7 +34,7 @@ from notebook_preview import preview_html, preview_name
 from punctuation import keep_with_punctuation
 from quiz_format import QuizError, find_quizzes, render_quiz
 from signs import narrow_signs
-from tex_mathml import MathError, tex_to_mathml_html
+from tex_mathml import MathError, stray_dollar_lines, stray_dollars, tex_to_mathml_html
 from toy_fallback import fill_toys
 
 ASSETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets")
@@ -90,7 +90,8 @@ def on_page_markdown(markdown, page, config, files):
     notebook = page.meta.get("lab")
     if notebook:
         if not os.path.isfile(_notebook_path(config, notebook)):
-            raise PluginError(f"{path}: 前言的 lab: {notebook} 不在 {NOTEBOOKS}/ 裡")
+            raise PluginError(f"{path}:{_front_matter_line(page, 'lab')}: 前言的 lab: {notebook} "
+                              f"不在 {NOTEBOOKS}/ 裡；{_notebooks_there(config)}")
         _lab_notebooks[notebook] = path
     try:
         found = find_quizzes(markdown, path=path, first_line=_first_line(page, markdown))
@@ -128,8 +129,21 @@ def on_page_content(html, page, config, files):
     except MathError as error:
         raise PluginError(f"{_display_path(page, config)}:{_math_line(page, str(error))}: {error}") \
             from None
+    _check_dollars(html, page, config)
     html += PAGE_MARK.format(page=page.url, root=get_relative_url("", page.url) or ".")
     return _typeset(html)
+
+
+def _check_dollars(html: str, page, config) -> None:
+    """A formula with one `$` stops the build at its line (tex_mathml.stray_dollars)."""
+    source = page.file.content_string if page.file.abs_src_path else page.markdown
+    for snippet in stray_dollars(html):
+        lines = stray_dollar_lines(source.replace("\r\n", "\n"), snippet)
+        if lines is not None:
+            where = _display_path(page, config) + (f":{lines[0]}" if lines else "")
+            raise PluginError(
+                f"{where}: 公式少了一個 $（頁面上會照字印出「{snippet}」）：行內公式寫成 $...$、"
+                "獨立公式寫成 $$...$$，頭尾都在同一段裡；要印出錢號本身請寫 \\$")
 
 
 def _typeset(html: str) -> str:
@@ -180,6 +194,21 @@ def _math_line(page, message: str) -> int:
         if tex[:40] in line:
             return number
     return 1
+
+
+def _front_matter_line(page, key: str) -> int:
+    """File line number of the front matter's `key:` line (1 if not found)."""
+    for number, line in enumerate(page.file.content_string.split("\n"), start=1):
+        if line.startswith(f"{key}:"):
+            return number
+    return 1
+
+
+def _notebooks_there(config) -> str:
+    """What the notebooks folder holds, in words, for a message about a notebook not in it."""
+    folder = os.path.dirname(_notebook_path(config, "x"))
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".ipynb")) if os.path.isdir(folder) else []
+    return f"那裡有：{'、'.join(names)}" if names else f"{NOTEBOOKS}/ 裡還沒有筆記本"
 
 
 def _notebook_path(config, name: str) -> str:

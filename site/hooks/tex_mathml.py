@@ -167,3 +167,36 @@ def tex_to_mathml_html(page_html: str, for_search: bool = False) -> str:
             return f'<div class="sd-math">{mathml}</div>'
         return mathml
     return ARITHMATEX_RE.sub(replace, page_html)
+
+
+# A `$` left in a page's text after arithmatex and the MathML above, just before TeX (a backslash,
+# a letter, a brace, a script mark) or another `$`: a formula whose other `$` is missing (or sits in
+# another paragraph). arithmatex leaves it as text, so the page would show "$\alpha 越高".
+# A price ("$2", "$ 5") does not look like this; `\$` writes a `$` on purpose (stray_dollar_lines).
+STRAY_DOLLAR_RE = re.compile(r"\${1,2}(?=[\\A-Za-z{}^_$])")
+_NOT_TEXT_RE = re.compile(r"<(code|pre|math|script|style|kbd)\b.*?</\1>", re.S)
+
+
+def stray_dollars(page_html: str) -> list[str]:
+    """Each stray math `$` in the page's text with what follows it (up to 12 characters)."""
+    text = html.unescape(re.sub(r"<[^>]*>", "", _NOT_TEXT_RE.sub(" ", page_html)))
+    return [text[m.start():m.start() + 12].split("\n")[0] for m in STRAY_DOLLAR_RE.finditer(text)]
+
+
+def stray_dollar_lines(source: str, snippet: str) -> list[int] | None:
+    """The lines of a page's Markdown where `snippet` (from stray_dollars; the shown text, so
+    shorter and shorter beginnings of it are looked for) starts with an unescaped `$`; None when
+    each one found is written `\\$` (a dollar sign meant as one)."""
+    for length in (len(snippet), 6, 2):
+        lines, escaped = [], False
+        for number, line in enumerate(source.split("\n"), start=1):
+            start = line.find(snippet[:length])
+            while start >= 0:
+                if line[:start].endswith("\\"):
+                    escaped = True
+                elif number not in lines:
+                    lines.append(number)
+                start = line.find(snippet[:length], start + 1)
+        if lines or escaped:
+            return lines or None
+    return []
