@@ -287,6 +287,42 @@ def test_a_focused_slider_takes_the_arrow_keys_and_redraws_its_figure(lesson):
     lab.page.screenshot(path=str(SHOTS / "lab-desktop-slider.png"))
 
 
+SLIDERS_AS_READ = """() => [...document.querySelectorAll('.widget-slider')].map((row) => {
+    const handle = row.querySelector('.noUi-handle');
+    return {label: row.querySelector('.widget-label').textContent.trim(),
+            readout: row.querySelector('.widget-readout').textContent.trim(),
+            value: Number(row.querySelector('.noUi-target').noUiSlider.get()),
+            name: handle.getAttribute('aria-label'), now: handle.getAttribute('aria-valuenow'),
+            text: handle.getAttribute('aria-valuetext')}; })"""
+
+
+def test_a_screen_reader_hears_each_sliders_name_and_the_value_its_readout_shows(lesson):
+    """specdec-lab.js 19.: ipywidgets' handles had no name, aria-valuetext the raw float
+    (0.020000000000000004) and aria-valuenow one decimal (0.1 for a cost of 0.05)."""
+    lab, _, _ = lesson
+    frame = lab.frame()
+    for index in lab.in_app("""const r = []; for (let i = 0; i < nb.model.cells.length; i++)
+                                 if ((nb.model.cells.get(i).getMetadata('tags') || []).includes('figure')) r.push(i);
+                               return r;"""):
+        lab.in_app("return nb.content.scrollToItem(arg, 'start').then(() => true);", index)
+    sliders = wait_until(lambda: frame.evaluate(SLIDERS_AS_READ) or None, 30, what="the notebook's sliders")
+    assert {s["label"] for s in sliders} >= {"接受率 α", "每輪猜 K 個", "草稿成本", "t_flop"}
+    for s in sliders:
+        assert (s["name"], s["text"]) == (s["label"], s["readout"]), s
+        assert float(s["now"]) == pytest.approx(s["value"], rel=1e-9) and len(s["now"]) <= 8, s
+    cost = frame.locator(".widget-slider", has_text="草稿成本").last
+    before = cost.locator(".widget-readout").inner_text()
+    cost.locator(".noUi-handle").click()
+    cost.locator(".noUi-handle").press("ArrowRight")
+    wait_until(lambda: cost.locator(".widget-readout").inner_text() != before, 10, what="草稿成本 moved")
+    handle = cost.locator(".noUi-handle")
+    wait_until(lambda: handle.get_attribute("aria-valuetext") == cost.locator(".widget-readout").inner_text(),
+               10, what="the handle's aria-valuetext following the readout")
+    assert handle.get_attribute("aria-valuetext").endswith("%")
+    assert float(handle.get_attribute("aria-valuenow")) == pytest.approx(
+        float(handle.get_attribute("aria-valuetext").rstrip("%")) / 100)
+
+
 def test_the_first_import_says_which_packages_it_loads(lesson, site):
     """`from specdec_lab import …` in the first cell loads the project alone; matplotlib and co.
     (seconds, nothing printed) load before the first cell that uses specdec_lab.plotting, after the

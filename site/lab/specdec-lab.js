@@ -19,7 +19,8 @@
 //  15. keeps JupyterLite's service worker from being replaced while the lab loads;
 //  16. draws the notebook's scrollbars itself (always shown, never a fading overlay);
 //  17. draws the notebook's text in the lesson's font where it is installed;
-//  18. lets a display formula wider than the notebook scroll sideways instead of being cut.
+//  18. lets a display formula wider than the notebook scroll sideways instead of being cut;
+//  19. names each slider to a screen reader and gives it the value its readout shows.
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -451,6 +452,41 @@
     // the frame goes away with its page (instant navigation removes it): keep the last keystrokes
     window.addEventListener('pagehide', () => { if (timer) keepNow(); });
   }
+
+  // 19. A notebook slider's handle (ipywidgets' noUiSlider) tells a screen reader its name and its
+  // value as the readout beside it says it. It had no name, its aria-valuetext was the raw float
+  // ("0.020000000000000004" where the readout says 0.020, "0.05" where it says 5%) and its
+  // aria-valuenow one decimal ("0.1" for 0.05). noUiSlider writes both again at each move: each
+  // write is answered. (Sliders come only from a cell that ran, so the watch starts with Python.)
+  function describeSlider(handle) {
+    const row = handle.closest('.widget-slider');
+    const slider = handle.closest('.noUi-target');
+    if (!row || !slider || !slider.noUiSlider) return;
+    const label = row.querySelector('.widget-label');
+    const readout = row.querySelector('.widget-readout');
+    const value = Number(slider.noUiSlider.get());
+    const attributes = { 'aria-label': label && label.textContent.trim(),
+                         'aria-valuenow': Number.isFinite(value) ? String(Number(value.toPrecision(12))) : null,
+                         'aria-valuetext': readout && readout.textContent.trim() };
+    for (const [name, text] of Object.entries(attributes)) {
+      if (text && handle.getAttribute(name) !== text) handle.setAttribute(name, text);
+    }
+  }
+  pythonReady.then(() => {
+    new MutationObserver((records) => {
+      for (const record of records) {
+        if (record.type === 'attributes') {
+          if (record.target.classList.contains('noUi-handle')) describeSlider(record.target);
+          continue;
+        }
+        for (const node of record.addedNodes) {
+          if (node.nodeType === 1) node.querySelectorAll('.noUi-handle').forEach(describeSlider);
+        }
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true,
+                                attributeFilter: ['aria-valuetext', 'aria-valuenow'] });
+    document.querySelectorAll('.noUi-handle').forEach(describeSlider);
+  });
 
   window.specdecLab = {
     state: () => ({ ...state }),
