@@ -860,6 +860,39 @@ def test_phone_opens_the_lab_with_its_button(browser, base_url):
         lab.context.close()
 
 
+FIGURES_AS_SHOWN = """() => [...document.querySelectorAll('.jp-OutputArea-output img')]
+    .filter((img) => img.naturalWidth > 0 && img.getBoundingClientRect().width > 0)
+    .map((img) => ({natural: img.naturalWidth, shown: img.getBoundingClientRect().width}))"""
+WIDTH_WRITTEN = "return app.serviceManager.contents.get('.specdec-lab-width', {content: true}).then((m) => m.content);"
+
+
+def test_a_phone_runs_lesson_1_and_gets_figures_laid_out_for_it(browser, base_url):
+    """specdec-lab.js 20. and specdec_lab/plotting/style.py: the notebook's width is written into
+    the lab's drive, and Python lays out a figure for a narrow notebook. The two-panel figure of
+    4️⃣ was 650 px, shown at 348 (labels 6-8 px); now its panels are stacked and it shows at 3/4 or more."""
+    lab = LabPage.open(browser, base_url, width=390, height=844, is_mobile=True, has_touch=True)
+    try:
+        lab.page.locator(".sd-lab-open").click()
+        lab.wait_for("notebookShown")
+        frame_width = lab.frame().evaluate("() => document.documentElement.clientWidth")
+        assert wait_until(lambda: lab.in_app(WIDTH_WRITTEN), 30, what="the width in the lab's drive") \
+            == str(frame_width)
+        lab.run_all()
+        lab.wait_all_run()
+        index = lab.in_app("""const cells = nb.model.cells; let last = -1;
+                              for (let i = 0; i < cells.length; i++)
+                                if ((cells.get(i).getMetadata('tags') || []).includes('figure')) last = i;
+                              return last;""")
+        lab.in_app("return nb.content.scrollToItem(arg, 'start').then(() => true);", index)
+        cell = lab.frame().locator(f'.jp-Cell[data-windowed-list-index="{index}"]')
+        wait_until(lambda: cell.locator(".jp-OutputArea-output img").count() > 0, 30, what="the serving figure")
+        shown = wait_until(lambda: lab.frame().evaluate(FIGURES_AS_SHOWN) or None, 30, what="figures drawn")
+        assert shown and all(f["natural"] <= 460 and f["shown"] >= 0.75 * f["natural"] for f in shown), shown
+        lab.page.screenshot(path=str(SHOTS / "lab-phone-figure.png"))
+    finally:
+        lab.context.close()
+
+
 def test_desktop_panel_folds_and_resizes(browser, base_url):
     lab = LabPage.open(browser, base_url, width=1440, height=900)
     try:

@@ -686,6 +686,42 @@ def test_a_legend_over_a_point_is_seen():
     assert any(label.startswith("尾部崩塌") for label, _, _ in covered_points(fig))
 
 
+@pytest.mark.parametrize("name", list(LEGEND_CASES))
+def test_a_phones_notebook_gets_figures_it_shows_near_full_size(name, monkeypatch):
+    """At 390 px the notebook is ~348 px wide: a figure made for a wide panel (530-680 px) was
+    shown at half size, its labels 6-8 px. In a notebook narrower than style.NARROW_BELOW the
+    figures are at most ~460 px (shown at 3/4 or more), two panels one above the other, and still
+    no legend covers a point."""
+    from PIL import Image
+
+    monkeypatch.setenv("SPECDEC_LAB_WIDTH", "348")
+    fig = LEGEND_CASES[name]()
+    width, height = Image.open(io.BytesIO(plotting.figure_png(fig))).size
+    assert 300 <= width <= 460, (width, height)
+    boxes = [ax.get_position() for ax in fig.axes]
+    if len(boxes) == 2:                                   # stacked: the second panel under the first
+        assert boxes[1].y1 < boxes[0].y0 and abs(boxes[1].x0 - boxes[0].x0) < 0.1, boxes
+    assert covered_points(fig) == []
+
+
+def test_a_wide_notebook_keeps_the_panels_side_by_side(monkeypatch):
+    monkeypatch.setenv("SPECDEC_LAB_WIDTH", "640")
+    left, right = plotting.serving_figure().axes
+    assert abs(left.get_position().y0 - right.get_position().y0) < 0.01
+    assert right.get_position().x0 > left.get_position().x1
+
+
+@pytest.mark.parametrize("written, narrow", [("348", True), ("348\n", True), ("1024", False), ("", False),
+                                             ("wide", False), (None, False)])
+def test_the_notebooks_width_is_read_from_the_labs_drive(written, narrow, monkeypatch, tmp_path):
+    """The lab's page writes it there (site/lab/specdec-lab.js, 20.); nothing written: not narrow."""
+    monkeypatch.delenv("SPECDEC_LAB_WIDTH", raising=False)
+    monkeypatch.setattr(style, "LAB_WIDTH_FILE", tmp_path / ".specdec-lab-width")
+    if written is not None:
+        style.LAB_WIDTH_FILE.write_text(written, encoding="ascii")
+    assert style.notebook_is_narrow() is narrow
+
+
 @pytest.mark.parametrize("alpha, draft_cost", [(0.8, 0.05), (0.6, 0.3), (0.1, 0.3), (0.95, 0.01), (1.0, 0.0)])
 def test_the_no_gain_line_is_named_where_no_hatching_runs_through_it(alpha, draft_cost):
     """The speedup figure drew "1×（不加速）" at the right end of its 1× line, inside the hatched

@@ -937,6 +937,34 @@ def test_phone_viewport_works(open_lesson):
     shot(page, "phone-quiz", section)
 
 
+def test_phone_controls_are_big_enough_to_tap_and_table_code_to_read(open_lesson):
+    """WCAG 2.5.8: a control at least 24 × 24 CSS px (the toy's α slider was 16 px tall); a flag or
+    metric name in a table cell, which the learner reads and types, at least 11.5 px (10.9)."""
+    page = open_lesson("", width=390, has_touch=True, is_mobile=True)
+    slider = page.locator(".sd-toy__slider").bounding_box()
+    assert slider["height"] >= 24 and slider["width"] >= 24, slider
+    sizes = page.locator(".md-typeset table:not([class]) code").evaluate_all(
+        "cs => cs.map(c => parseFloat(getComputedStyle(c).fontSize))")
+    assert sizes and min(sizes) >= 11.5, sorted(set(sizes))
+
+
+def test_the_lab_button_steps_aside_while_the_learner_reads_down(open_lesson):
+    """On a phone the floating 🧪 實驗場 button covered a toy tile, a table's last column, 重做這題:
+    it leaves while the page scrolls down and is back at a scroll up (lab-panel.js)."""
+    page = open_lesson("", width=390, has_touch=True, is_mobile=True)
+    button = page.locator(".sd-lab-open")
+    top = lambda: button.evaluate("b => b.getBoundingClientRect().top")     # noqa: E731
+    assert top() < 844
+    page.mouse.wheel(0, 1200)
+    page.wait_for_function("() => document.querySelector('.sd-lab-open').getBoundingClientRect().top >= 844",
+                           timeout=5000)
+    page.mouse.wheel(0, -300)
+    page.wait_for_function("() => document.querySelector('.sd-lab-open').getBoundingClientRect().bottom <= 844",
+                           timeout=5000)
+    button.tap()
+    assert page.locator(".sd-lab").is_visible()
+
+
 def nav_link_to(page, url):
     """The primary navigation's link to `url` (absolute)."""
     links = page.locator(".md-sidebar--primary a.md-nav__link")

@@ -48,6 +48,18 @@
     }
   }
 
+  // The "🧪 實驗場" button floats over the lesson (a phone, or a folded panel): it steps aside
+  // while the learner scrolls down to read (on a phone it covered a tile of the toy, a table's last
+  // column, a quiz's 重做這題) and comes back at a scroll up or the page's top; with the keyboard's
+  // focus it stays (lab-panel.css). Material's back-to-top button does the same, the other way.
+  let lastScrollY = window.scrollY;
+  window.addEventListener("scroll", () => {
+    const y = window.scrollY;
+    if (Math.abs(y - lastScrollY) < 8 && y > 0) return;
+    document.body.classList.toggle("sd-reading-on", y > lastScrollY && y > 0);
+    lastScrollY = y;
+  }, { passive: true });
+
   // the lesson keeps LESSON_ROOM px beside the panel (its navigation and a readable column: at
   // 1440 px the text stays ~480 px wide), and the panel at most 70% of the window
   const LESSON_ROOM = 720;

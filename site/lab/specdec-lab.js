@@ -20,7 +20,8 @@
 //  16. draws the notebook's scrollbars itself (always shown, never a fading overlay);
 //  17. draws the notebook's text in the lesson's font where it is installed;
 //  18. lets a display formula wider than the notebook scroll sideways instead of being cut;
-//  19. names each slider to a screen reader and gives it the value its readout shows.
+//  19. names each slider to a screen reader and gives it the value its readout shows;
+//  20. tells Python how wide the notebook is, so a phone gets figures laid out for it.
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -123,7 +124,7 @@
     // (not sooner, at serviceManager.ready, before JupyterLab's plugins: the worker came 0.8 s
     // earlier in Chromium, but on a busy machine the kernel then started before JupyterLite's
     // service worker was in control, without the lab's files: "Pyodide contents will NOT be synced")
-    theApp.started.then(() => { mark('started'); startKernelEarly(theApp); });
+    theApp.started.then(() => { mark('started'); startKernelEarly(theApp); tellWidth(theApp); });
     // A Run pressed before the session has its kernel opens "Select Kernel" (no kernel chosen yet)
     // or is silently dropped (kernel chosen, still being created); one pressed while Python loads
     // would clear the stored outputs long before new ones come. So a Run waits for Python.
@@ -487,6 +488,26 @@
                                 attributeFilter: ['aria-valuetext', 'aria-valuenow'] });
     document.querySelectorAll('.noUi-handle').forEach(describeSlider);
   });
+
+  // 20. How wide the notebook is, for its figures: in a narrow one (a phone's) specdec_lab's
+  // figures are laid out for it, two panels one above the other (specdec_lab/plotting/style.py);
+  // shrunk to a phone's width, the ones made for a wide panel had 6-8 px labels. The width goes
+  // into the lab's drive (this tab's memory, beside the notebook), where Python reads it as it
+  // makes a figure: no message to the kernel, nothing in the notebook, there again after a restart.
+  const WIDTH_FILE = '.specdec-lab-width';
+  function tellWidth(theApp) {
+    let told = null;
+    const tell = () => {
+      const width = String(document.documentElement.clientWidth);
+      if (width === told || width === '0') return;
+      told = width;
+      theApp.serviceManager.contents.save(WIDTH_FILE, { type: 'file', format: 'text', content: width })
+        .catch((err) => { told = null; console.info('specdec-lab: the notebook width was not written', err); });
+    };
+    tell();
+    let timer = null;
+    window.addEventListener('resize', () => { clearTimeout(timer); timer = setTimeout(tell, 250); });
+  }
 
   window.specdecLab = {
     state: () => ({ ...state }),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 # style first: it mends Pyodide's font list and quiets the font-cache message before
 # matplotlib's font manager loads (the package imports this module only when used)
-from .style import BLACK, BLUE, GREEN, ORANGE, SKY, VERMILLION, course_figure
+from .style import BLACK, BLUE, GREEN, ORANGE, SKY, VERMILLION, course_figure, notebook_is_narrow
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -64,7 +64,9 @@ def positional_figure(profiles: dict, draft_cost: float = 0.0) -> Figure:
         right.set_ylabel("token / 輪" if draft_cost == 0 else "加速比（倍）")
         # under both panels, never over a point: the learner's own rates can be anywhere in them
         # (inside the left panel it covered the tail collapse's positions 7-9)
-        fig.legend(handles=left.get_lines(), loc="outside lower center", ncols=len(profiles), fontsize=10.5)
+        # (one under the other in a narrow notebook: side by side they made the figure wider)
+        fig.legend(handles=left.get_lines(), loc="outside lower center",
+                   ncols=1 if notebook_is_narrow() else len(profiles), fontsize=10.5)
     return fig
 
 

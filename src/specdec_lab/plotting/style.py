@@ -10,6 +10,7 @@ import base64
 import contextlib
 import io
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -71,6 +72,14 @@ STYLE = {
 WIDE = {"font.size": 13, "axes.titlesize": 14, "axes.labelsize": 13, "xtick.labelsize": 12.5,
         "ytick.labelsize": 12.5, "legend.fontsize": 12}
 DPI = 100
+# A notebook narrower than NARROW_BELOW CSS px (a phone's, a narrow panel) gets figures laid out
+# for it: at most NARROW_WIDTH inches wide, two panels one above the other, so that a phone shows
+# them a little smaller instead of at half size (their labels were 6-8 px). The lab's page
+# (site/lab/specdec-lab.js, 20.) writes the notebook's width into the lab's drive, LAB_WIDTH_FILE;
+# SPECDEC_LAB_WIDTH in the environment says it instead (and wins).
+NARROW_BELOW = 520
+NARROW_WIDTH = 4.0
+LAB_WIDTH_FILE = Path("/drive/.specdec-lab-width")
 
 
 def register_font() -> str:
@@ -97,10 +106,27 @@ def course_figure(width: float, height: float, ncols: int = 1, *, wide: bool = F
     ``wide=True`` uses the larger type of ``WIDE`` throughout (titles, legends, axis and tick
     labels), for side-by-side panels that a phone shrinks.
     """
+    rows, cols = 1, ncols
+    if notebook_is_narrow():
+        rows, cols = ncols, 1
+        width, height = min(width, NARROW_WIDTH), height * (1 if ncols == 1 else 0.8 * ncols)
     with course_style(wide):
         fig = Figure(figsize=(width, height), dpi=DPI, facecolor="white", layout="constrained")
-        axes = fig.subplots(1, ncols)
+        axes = fig.subplots(rows, cols)
         yield fig, axes
+
+
+def notebook_is_narrow() -> bool:
+    """Whether the notebook the figures are shown in is narrower than NARROW_BELOW CSS px, as the
+    lab says (unknown, as in CPython or Jupyter: no)."""
+    width = os.environ.get("SPECDEC_LAB_WIDTH")
+    if width is None:
+        try:
+            width = LAB_WIDTH_FILE.read_text(encoding="ascii")
+        except (OSError, ValueError):
+            return False
+    width = width.strip()
+    return width.isdigit() and 0 < int(width) < NARROW_BELOW
 
 
 def figure_png(fig: Figure) -> bytes:
