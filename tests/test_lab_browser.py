@@ -457,6 +457,66 @@ def test_a_learner_uploads_bench_results_with_the_notebooks_button(browser, base
         lab.context.close()
 
 
+# runs cell `arg` as its ▶ does; its outputs once the kernel has run it (the reply's count is in)
+RUN_CELL = """
+    nb.content.activeCellIndex = arg;
+    const cell = nb.content.widgets[arg];
+    const before = cell.model.executionCount;
+    return app.commands.execute('notebook:run-cell').then(() => new Promise((done) => {
+      const t0 = Date.now();
+      const check = () => {
+        const outputs = cell.model.outputs.toJSON();
+        if (cell.model.executionCount !== before && cell.model.executionCount !== null) done(outputs);
+        else if (Date.now() - t0 > 120000) done('no output in 120 s');
+        else setTimeout(check, 100);
+      };
+      check();
+    }));"""
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_a_challenge_cell_run_before_the_first_cell_says_to_run_the_first_cell(browser, base_url):
+    """A learner sent to the 挑戰 cells runs one in a fresh kernel before the first cell: under the
+    usual NameError traceback, one line naming the name says to run the first cell first
+    (site/lab/name_hints.py, installed by the kernel's loader). A typo of the learner's gets the
+    plain traceback; the first cell run, the challenge cell runs."""
+    challenge = next(i for i, c in enumerate(NOTEBOOK["cells"])
+                     if "".join(c["source"]).startswith("expected_tokens(alpha=0.40, k=5)"))
+    lab = LabPage.open(browser, base_url)
+    try:
+        lab.wait_for("stage", "ready")
+        lab.in_app("return nb.content.scrollToItem(arg, 'center').then(() => true);", challenge)
+        outputs = lab.in_app(RUN_CELL, challenge)
+        assert [o["output_type"] for o in outputs] == ["error"], outputs
+        (error,) = outputs
+        lines = ANSI.sub("", "\n".join(error["traceback"])).splitlines()
+        assert lines[-2] == "NameError: name 'expected_tokens' is not defined", lines
+        assert lines[-1].startswith("💡 `expected_tokens` 在最上面的第一格匯入：先執行那一格"), lines
+        shown = lab.in_app("return nb.content.widgets[arg].outputArea.node.innerText;", challenge)
+        assert shown.rstrip().endswith(lines[-1]) and "NameError" in shown, shown
+        lab.page.evaluate(PAINTED)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        lab.page.screenshot(path=str(SHOTS / "lab-desktop-name-hint.png"))
+
+        typo = lab.in_app("""
+            return new Promise((done) => {
+              const future = nb.sessionContext.session.kernel.requestExecute({code: 'expected_token(0.4, 5)'});
+              let tb = null;
+              future.onIOPub = (msg) => { if (msg.header.msg_type === 'error') tb = msg.content.traceback; };
+              future.done.then(() => done(tb));
+            });""")
+        assert typo and "expected_token' is not defined" in ANSI.sub("", typo[-1]), typo
+        assert "💡" not in "".join(typo)
+
+        setup = next(i for i, c in enumerate(NOTEBOOK["cells"]) if "setup" in c["metadata"].get("tags", []))
+        assert lab.in_app(RUN_CELL, setup) == []
+        again = lab.in_app(RUN_CELL, challenge)
+        assert [o["output_type"] for o in again] == ["execute_result"], again
+        assert lab.errors == []
+    finally:
+        lab.context.close()
+
+
 def test_download_gives_the_learners_own_notebook(lesson, tmp_path):
     lab, _, _ = lesson
     index = lab.in_app("""

@@ -1168,3 +1168,18 @@ def test_the_kernel_compiles_shared_libraries_synchronously(lab):
     assert seen["asynchronous"] == []
     assert seen["libraries"] >= 5 and len(seen["synchronous"]) >= seen["libraries"]
     assert (seen["sum"], seen["bad"], seen["compiled"]) == (10, "CompileError", True)
+
+
+@pytest.mark.build
+def test_the_loader_carries_the_name_hints_of_the_labs_notebooks(lab):
+    """pyodide-loader.js installs site/lab/name_hints.py once the kernel has started, with what the
+    lab's notebooks (files/*.ipynb) say: each one's first-cell names and its cells' ids (lesson 1's
+    expected_tokens, np everywhere), so a 挑戰 cell run before the first cell says to run it."""
+    loader = (build_lab.pyodide_dir(lab) / build_lab.PYODIDE_LOADER).read_text(encoding="utf-8")
+    hints = json.loads(re.search(r"const NAME_HINTS = (\{.*?\});\n", loader)[1])
+    assert hints == contents.name_hints(sorted((lab / "files").glob("*.ipynb")))
+    assert hints["first_cells"]["lesson1.ipynb"]["expected_tokens"] == "import"
+    assert all(names["np"] == "import" for names in hints["first_cells"].values())
+    source = (ROOT / "site" / "lab" / build_lab.NAME_HINTS).read_text(encoding="utf-8")
+    assert f"const NAME_HINTS_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
+    assert "nameHints(pyodide);" in loader

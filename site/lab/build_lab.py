@@ -235,13 +235,15 @@ PYODIDE_LOADER = "pyodide-loader.js"
 LOAD_ON_USE = "load_on_use.py"     # run by the loader (and the import profile) inside Pyodide
 LATER_IMPORT = "later_import.py"   # run by the loader (and site/lab/run_in_pyodide.mjs) inside Pyodide
 STAND_INS = "stand_ins.py"         # the same
+NAME_HINTS = "name_hints.py"       # the same (the loader only)
 
 
 def add_pyodide_loader(out: Path, cfg: dict) -> None:
     """The kernel loads Pyodide through site/lab/pyodide-loader.js, put beside pyodide.js with
     runtime.toml's [kernel] not_loaded, zip_imported and loaded_on_use (with the packages, and
-    site/lab/load_on_use.py's source), later.json with site/lab/later_import.py's source, and
-    site/lab/stand_ins.py's source, filled in; jupyter-lite.json's
+    site/lab/load_on_use.py's source), later.json with site/lab/later_import.py's source,
+    site/lab/stand_ins.py's source, and site/lab/name_hints.py's with what it needs of the lab's
+    notebooks (files/*.ipynb), filled in; jupyter-lite.json's
     loadPyodideOptions.packages names the not_loaded ones too, so that the kernel does not install
     them itself (it would install jedi)."""
     not_loaded = cfg["kernel"]["not_loaded"]
@@ -253,6 +255,8 @@ def add_pyodide_loader(out: Path, cfg: dict) -> None:
             "later": json.loads((folder / later.INDEX).read_text()) if (folder / later.INDEX).exists() else [],
             "later_source": (HERE / LATER_IMPORT).read_text(encoding="utf-8"),
             "stand_ins_source": (HERE / STAND_INS).read_text(encoding="utf-8"),
+            "name_hints": contents.name_hints(sorted((out / "files").glob("*.ipynb"))),
+            "name_hints_source": (HERE / NAME_HINTS).read_text(encoding="utf-8"),
             "after_start": after_start(out, cfg)}
     for key, value in fill.items():
         placeholder = f'["{key.upper()}"]'

@@ -1,0 +1,84 @@
+"""Runs INSIDE the kernel's Pyodide: a NameError for a name the notebook's first cell binds (its
+imports, say `expected_tokens`, `np`, `plotting`; lossless.ipynb's `target` too) ends with one line
+that says what to do, after the usual traceback: a learner sent to the 挑戰 cells at the bottom who
+runs one before the first cell otherwise gets only `NameError: name 'expected_tokens' is not
+defined`.
+
+    💡 `expected_tokens` 在最上面的第一格匯入：先執行那一格（或按工具列的 ⏩ 從頭執行全部），再執行這一格。
+
+The line is a PEP 678 note on the exception (IPython prints an exception's notes under its last
+line), so it is part of the traceback the kernel sends: a line printed after showtraceback() would
+come first in the lab, where pyodide_kernel sends the traceback once the cell has ended.
+
+Which names, per notebook, comes from the lab's notebooks at build time (site/lab/contents.py
+first_cell_names, filled into the loader by site/lab/build_lab.py), with the id of every cell, so
+that the cell being run (JupyterLab sends its id with the request) says which notebook it is in.
+A cell of unknown id (one the learner added) gets the hint for a name every notebook's first cell
+binds, and for another the notebooks whose first cell binds it, by name. Nothing else gets a hint:
+a NameError raised inside a function of a module (the innermost frame's globals are not the
+learner's), an UnboundLocalError, a name the running cell's notebook does not bind in its first
+cell.
+
+The kernel's Pyodide loader (site/lab/pyodide-loader.js) runs this once the kernel has started,
+before any cell, and calls install(shell, first_cells, cells). No imports. Plain Python, tested
+in CPython's IPython (tests/test_name_hints.py); CPython's own runs of the notebooks
+(notebooks/execute.py) never install it.
+"""
+from __future__ import annotations
+
+VERBS = {"import": "匯入", "define": "定義"}
+
+
+def hint(name: str, notebook: str | None, first_cells: dict[str, dict[str, str]]) -> str | None:
+    """The line for a NameError of `name` in a cell of `notebook` (None: unknown), or None.
+    first_cells: notebook -> {name its first cell binds: "import" or "define"}."""
+    where = [nb for nb, names in first_cells.items() if name in names]
+    if not where:
+        return None
+    verb = VERBS.get(first_cells[notebook if notebook in where else where[0]][name], VERBS["define"])
+    if notebook in where or (notebook is None and len(where) == len(first_cells)):
+        return (f"💡 `{name}` 在最上面的第一格{verb}：先執行那一格"
+                f"（或按工具列的 ⏩ 從頭執行全部），再執行這一格。")
+    if notebook is None:
+        return (f"💡 `{name}` 在 {'、'.join(where)} 最上面的第一格{verb}：在那本筆記本先執行那一格"
+                f"（或按工具列的 ⏩ 從頭執行全部），再執行這一格。")
+    return None
+
+
+def running_cell(shell) -> str | None:
+    """The id of the cell being run, as JupyterLab sends it (the request's metadata.cellId), from
+    the kernel's parent message (pyodide_kernel's and ipykernel's get_parent()); None without one."""
+    try:
+        cell = shell.kernel.get_parent()["metadata"]["cellId"]
+    except Exception:
+        return None
+    return cell if isinstance(cell, str) else None
+
+
+def learners_name(error: NameError, tb, namespace: dict) -> str | None:
+    """The name of a NameError raised in the learner's own code (the innermost frame runs in
+    `namespace`, the learner's, where the notebook's first cell binds its names), or None."""
+    name = getattr(error, "name", None)
+    if type(error) is not NameError or not isinstance(name, str) or tb is None:
+        return None
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    frame = tb.tb_frame
+    if frame.f_globals is not namespace or name in namespace or name in frame.f_code.co_freevars:
+        return None
+    return name
+
+
+def install(shell, first_cells: dict[str, dict[str, str]], cells: dict[str, list[str]]) -> None:
+    """Have `shell` (IPython's) show every NameError with its hint, if it has one.
+    cells: notebook -> the ids of its cells."""
+    notebook_of = {cell: notebook for notebook, ids in cells.items() for cell in ids}
+
+    def show(shell, etype, value, tb, tb_offset=None):
+        name = learners_name(value, tb, shell.user_global_ns)
+        if name is not None:
+            line = hint(name, notebook_of.get(running_cell(shell)), first_cells)
+            if line and line not in getattr(value, "__notes__", ()):
+                value.add_note(line)
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+    shell.set_custom_exc((NameError,), show)

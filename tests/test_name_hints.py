@@ -1,0 +1,161 @@
+"""site/lab/name_hints.py in this CPython's IPython, with what the build takes from the lab's
+notebooks (site/lab/contents.py name_hints): a cell that uses a name the notebook's first cell
+binds, run before that cell, ends its NameError traceback with one line saying to run the first
+cell; a learner's typo, a NameError inside a module's function and an UnboundLocalError keep the
+plain traceback. The kernel's loader installs it in the browser (tests/test_lab_browser.py runs a
+挑戰 cell there); CPython's runs of the notebooks never install it."""
+from __future__ import annotations
+
+import json
+import re
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "site" / "lab"))
+sys.path.insert(0, str(ROOT / "site"))
+import name_hints  # noqa: E402  (site/lab/name_hints.py: plain Python, run inside Pyodide)
+from lab import contents  # noqa: E402
+
+pytestmark = pytest.mark.fast
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+HINTS = contents.name_hints(NOTEBOOKS)
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def cell_id(notebook: str, starts: str) -> str:
+    cells = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))["cells"]
+    return next(c["id"] for c in cells if "".join(c["source"]).startswith(starts))
+
+
+class Kernel:
+    """The kernel's get_parent(): the request being run, with the cell id JupyterLab sends."""
+    def __init__(self):
+        self.cell = None
+
+    def get_parent(self):
+        return {"header": {"msg_type": "execute_request"}, "metadata": {"cellId": self.cell}} if self.cell else {}
+
+
+@pytest.fixture(scope="module")
+def ipython(tmp_path_factory):
+    """IPython's shell keeping the traceback it would show (as pyodide_kernel's does), no history."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    class Shell(InteractiveShell):
+        def _showtraceback(self, etype, evalue, stb):
+            self.shown = ANSI.sub("", "\n".join(stb)).splitlines()
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("IPYTHONDIR", str(tmp_path_factory.mktemp("ipython")))
+        config = Config()
+        config.HistoryManager.enabled = False
+        shell = Shell(config=config)
+        yield shell
+
+
+@pytest.fixture
+def shell(ipython):
+    """The shell with the hints installed, a fresh namespace and no cell id known."""
+    ipython.reset(new_session=False)
+    ipython.kernel = Kernel()
+    name_hints.install(ipython, **HINTS)
+    yield ipython
+    ipython.set_custom_exc((), None)
+
+
+def run(shell, code: str, cell: str | None = None) -> list[str]:
+    shell.shown = None
+    shell.kernel.cell = cell
+    shell.run_cell(code)
+    return shell.shown
+
+
+def test_a_challenge_cell_run_before_the_first_cell_ends_with_the_hint(shell):
+    shown = run(shell, "expected_tokens(alpha=0.40, k=5)",
+                cell=cell_id("lesson1.ipynb", "expected_tokens(alpha=0.40"))
+    assert shown[-2] == "NameError: name 'expected_tokens' is not defined"
+    assert shown[-1] == ("💡 `expected_tokens` 在最上面的第一格匯入：先執行那一格"
+                         "（或按工具列的 ⏩ 從頭執行全部），再執行這一格。")
+    assert "----> 1 expected_tokens(alpha=0.40, k=5)" in shown        # the usual traceback above it
+
+
+def test_the_hint_follows_the_first_cells_of_the_lab_notebooks(shell):
+    """A name only one notebook's first cell binds, from a cell the learner added (no id the build
+    knows): the hint names that notebook; one every first cell binds needs no notebook; a name
+    lossless.ipynb's first cell assigns is 定義, not 匯入; from a cell of another notebook, a name
+    its own first cell does not bind gets no hint."""
+    assert run(shell, "expected_tokens(0.4, 5)")[-1].startswith(
+        "💡 `expected_tokens` 在 lesson1.ipynb 最上面的第一格匯入：在那本筆記本先執行那一格")
+    assert run(shell, "np.arange(3)")[-1].startswith("💡 `np` 在最上面的第一格匯入：")
+    assert run(shell, "x = plotting")[-1].startswith("💡 `plotting` 在最上面的第一格匯入：")
+    assert run(shell, "print(target)", cell=cell_id("lossless.ipynb", "k = 4"))[-1].startswith(
+        "💡 `target` 在最上面的第一格定義：")
+    gpu = cell_id("your_gpu.ipynb", "runs = read_bench_results")
+    assert run(shell, "read_bench_results(None)", cell=gpu)[-1].startswith("💡 `read_bench_results` 在最上面")
+    assert run(shell, "expected_tokens(0.4, 5)", cell=gpu)[-1] == \
+        "NameError: name 'expected_tokens' is not defined"
+
+
+def test_a_learners_own_mistakes_keep_the_plain_traceback(shell):
+    """A typo; an UnboundLocalError (a NameError too); a NameError raised in a module's own
+    function (not the learner's namespace, where the first cell binds its names); a name the
+    learner has bound (raised by hand)."""
+    challenge = cell_id("lesson1.ipynb", "expected_tokens(alpha=0.40")
+    assert run(shell, "expected_token(0.4, 5)", challenge)[-1] == "NameError: name 'expected_token' is not defined"
+    shown = run(shell, "def f():\n    print(np)\n    np = 1\nf()", challenge)
+    assert shown[-1].startswith("UnboundLocalError: cannot access local variable 'np'")
+    module = types.ModuleType("learners_module")
+    exec("def f():\n    return np.pi\n", module.__dict__)
+    shell.user_ns["module"] = module
+    assert run(shell, "module.f()", challenge)[-1] == "NameError: name 'np' is not defined"
+    shell.user_ns["np"] = 1
+    assert run(shell, "raise NameError('np', name='np')", challenge)[-1] == "NameError: np"
+    assert not any("💡" in line for line in shell.shown)
+
+
+def test_the_first_cell_run_the_cell_runs_and_the_hint_is_shown_once(shell):
+    """The hint's advice works (the first cell defines the name), and a traceback shown again
+    (%tb) carries the line once."""
+    challenge = cell_id("lesson1.ipynb", "expected_tokens(alpha=0.40")
+    shown = run(shell, "expected_tokens(alpha=0.40, k=5)", challenge)
+    assert shown[-1].startswith("💡")
+    shell.run_line_magic("tb", "")
+    assert sum(line.startswith("💡") for line in shell.shown) == 1
+    first = json.loads(NOTEBOOKS[0].read_text(encoding="utf-8"))["cells"][1]
+    assert "setup" in first["metadata"]["tags"]
+    result = shell.run_cell("".join(first["source"]))
+    assert result.success
+    assert shell.run_cell("expected_tokens(alpha=0.40, k=5)").result == pytest.approx(1.65984)
+
+
+def test_the_names_are_what_each_first_cell_binds():
+    first = HINTS["first_cells"]
+    assert set(first) == {"lesson1.ipynb", "lossless.ipynb", "your_gpu.ipynb"}
+    assert {"np", "plotting", "expected_tokens", "speedup", "best_k"} <= set(first["lesson1.ipynb"])
+    assert all(first[nb]["np"] == "import" for nb in first)
+    assert {k: first["lossless.ipynb"][k] for k in ("target", "draft", "run", "course_models")} == \
+        {"target": "define", "draft": "define", "run": "define", "course_models": "import"}
+    assert "EXAMPLE_METRICS" in first["your_gpu.ipynb"] and "expected_tokens" not in first["your_gpu.ipynb"]
+    for nb in NOTEBOOKS:
+        ids = [c["id"] for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]]
+        assert HINTS["cells"][nb.name] == ids
+
+
+def test_first_cell_names_reads_a_cell_as_ipython_does():
+    source = ("%matplotlib inline\nimport numpy as np, os.path\nfrom a.b import (c, d as e)\n"
+              "x, (y, *z) = 1, (2, 3)\nfor i in range(2): pass\nw: int = 1\nv = [q for q in range(3)]\n"
+              "def f(a):\n    inner = a\nclass K:\n    attr = 1\nif (u := 1): pass\nfrom m import *\n")
+    notebook = {"cells": [{"cell_type": "markdown", "source": "x = 1"},
+                          {"cell_type": "code", "source": source.splitlines(keepends=True)},
+                          {"cell_type": "code", "source": "later = 1"}]}
+    assert contents.first_cell_names(notebook) == {
+        "np": "import", "os": "import", "c": "import", "e": "import", "x": "define", "y": "define",
+        "z": "define", "i": "define", "w": "define", "v": "define", "f": "define", "K": "define",
+        "u": "define"}
+    assert contents.first_cell_names({"cells": [{"cell_type": "markdown", "source": ""}]}) == {}
