@@ -208,13 +208,42 @@
   // notebook then finds the session running for its path and uses it). This page's own
   // connection to it is closed at once: a second connection would answer the widgets' comm
   // messages ("no such target") and break the sliders.
+  // The notebook looks for that session among those the session manager last listed, and that
+  // list is not refreshed while the page is hidden (JupyterLab's polls stand by); the early session
+  // can also come in between that look and the notebook's own start. A lab page opened in a
+  // background tab on a busy machine missed it so, and the notebook started a session of its own,
+  // under a temporary path. JupyterLite answers that with the running session of the same name, at
+  // the notebook's path; JupyterLab takes a session at another path than it asked for as a stale
+  // request and shuts it down: the only kernel was gone, and the lab never became ready, in the
+  // background or after ("e.session is null", "Session … not found"; or, had the early session
+  // not been in yet, a second Python). So the notebook's first start of its own gets the early
+  // session, once started, moved to the path it asked for (it then moves it back to its own).
+  let earlySession = null;   // the early session's model, until the notebook has a session
   function startKernelEarly(theApp) {
     const path = new URLSearchParams(location.search).get('path');
     if (!path) return;
-    theApp.serviceManager.sessions
-      .startNew({ path, name: path.split('/').pop(), type: 'notebook', kernel: { name: 'python' } })
-      .then((connection) => { mark('session'); connection.dispose(); })
-      .catch((err) => console.warn('specdec-lab: early kernel start failed', err));
+    const name = path.split('/').pop();
+    const sessions = theApp.serviceManager.sessions;
+    earlySession = sessions
+      .startNew({ path, name, type: 'notebook', kernel: { name: 'python' } })
+      .then((connection) => { mark('session'); const { model } = connection; connection.dispose(); return model; });
+    earlySession.catch((err) => console.warn('specdec-lab: early kernel start failed', err));
+    const startNew = sessions.startNew.bind(sessions);
+    sessions.startNew = async (options, connectOptions) => {
+      const early = earlySession;
+      if (early && options && options.name === name && options.path !== path) {
+        earlySession = null;
+        const model = await early.catch(() => null);
+        if (model) {
+          const connection = sessions.connectTo({ ...connectOptions, model });
+          try {
+            await connection.setPath(options.path);
+            return connection;
+          } catch (err) { connection.dispose(); }   // gone meanwhile: a session of its own
+        }
+      }
+      return startNew(options, connectOptions);
+    };
   }
 
   // The notebook draws the cells near the view first and the others later, when idle (late on a
@@ -251,6 +280,7 @@
     panel.node.setAttribute('lang', 'zh-TW');
     mark('panel');
     panel.context.ready.then(() => { restoreKept(panel); report({ notebookShown: true }); });
+    panel.sessionContext.ready.then(() => { earlySession = null; });   // it has one (startKernelEarly)
     refitToolbar(panel.toolbar);
     // 8. the lesson page's preview was scrolled to a cell: show the live notebook there
     window.addEventListener('message', (event) => {

@@ -5,7 +5,10 @@
 //
 // Reads one JSON command a line on stdin and answers each with one JSON line on stdout,
 // {"id": n, "ok": true, "value": ...} or {"id": n, "ok": false, "error": "..."}:
-//   open {url?, width, height, init: [js]}  -> a page id (each page has its own browser context)
+//   open {url?, width, height, init: [js], beside?, background?}  -> a page id (each page has its
+//        own browser context; `beside: id` opens a tab in that page's context instead, the same
+//        window as a learner's second tab, and `background: true` leaves it behind the others)
+//   front {page}  brings a page's tab to the front (as the learner switching to it)
 //   goto {page, url, waitUntil} · reload {page} · close {page}
 //   eval {page, fn, arg}   fn is a JS function as text (called with arg; a promise is awaited)
 //                          or an expression, as Playwright's page.evaluate takes them
@@ -60,19 +63,29 @@ async function setViewport(page, width, height) {
 }
 
 const commands = {
-  async open({ url, width = 1440, height = 900, init = [] }) {
-    const context = await browser.createBrowserContext();
-    const page = await context.newPage();
+  async open({ url, width = 1440, height = 900, init = [], beside = null, background = false }) {
+    const other = beside !== null ? pages.get(beside) : null;
+    if (beside !== null && !other) throw new Error(`no page ${beside}`);
+    const context = other ? other.context : await browser.createBrowserContext();
+    const page = await context.newPage({ background });
     await setViewport(page, width, height);
     for (const script of init) await page.evaluateOnNewDocument(script);
     const id = nextPage++;
-    pages.set(id, { page, context, log: record(page) });
+    pages.set(id, { page, context, ownsContext: !other, log: record(page) });
     if (url) await page.goto(url, { waitUntil: 'load' });
     return id;
   },
+  async front({ page }) { await page.bringToFront(); return true; },
   async goto({ page, url, waitUntil = 'load' }) { await page.goto(url, { waitUntil }); return page.url(); },
   async reload({ page }) { await page.reload({ waitUntil: 'load' }); return page.url(); },
-  async close({ id }) { const { context } = pages.get(id); pages.delete(id); await context.close(); return true; },
+  async close({ id }) {
+    const { page, context, ownsContext } = pages.get(id);
+    pages.delete(id);
+    if (!ownsContext) { await page.close(); return true; }
+    for (const [other, entry] of pages) if (entry.context === context) pages.delete(other);   // its tabs go with it
+    await context.close();
+    return true;
+  },
   async eval({ page, fn, arg = null }) {
     const source = `(async () => { const f = (${fn}); return typeof f === 'function' ? await f(${JSON.stringify(arg)}) : f; })()`;
     const value = await page.evaluate(source);

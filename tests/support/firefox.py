@@ -122,6 +122,10 @@ class FirefoxPage:
     def type(self, text: str, timeout: float = 30):
         return self._do("type", timeout, what=f"typing {text!r}", text=text)
 
+    def front(self, timeout: float = 30):
+        """Bring this page's tab to the front (the learner switching to it)."""
+        return self._do("front", timeout, what="bringing the tab to the front")
+
     def screenshot(self, path, full_page: bool = False, timeout: float = 60):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         return self._do("screenshot", timeout, what=f"screenshot {path}", path=str(path), fullPage=full_page)
@@ -188,9 +192,13 @@ class Firefox:
                 return message["value"]
 
     def open(self, url: str | None = None, width: int = 1440, height: int = 900,
-             init: list[str] = (), timeout: float = 120) -> FirefoxPage:
+             init: list[str] = (), timeout: float = 120, beside: FirefoxPage | None = None,
+             background: bool = False) -> FirefoxPage:
+        """A page in a browser context of its own; `beside=page`: a tab in that page's context
+        (the same window, as a learner's second tab), `background=True` behind the others."""
         page = FirefoxPage(self, self.command("open", timeout, what=f"opening {url}", url=url,
-                                              width=width, height=height, init=list(init)))
+                                              width=width, height=height, init=list(init),
+                                              beside=beside.id if beside else None, background=background))
         self.pages.append(page)
         return page
 
