@@ -718,7 +718,7 @@ def test_the_notebooks_width_is_read_from_the_labs_drive(written, narrow, monkey
     monkeypatch.delenv("SPECDEC_LAB_WIDTH", raising=False)
     monkeypatch.setattr(style, "LAB_WIDTH_FILE", tmp_path / ".specdec-lab-width")
     if written is not None:
-        style.LAB_WIDTH_FILE.write_text(written, encoding="ascii")
+        style.LAB_WIDTH_FILE.write_text(written, encoding="utf-8")
     assert style.notebook_is_narrow() is narrow
 
 

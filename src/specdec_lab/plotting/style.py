@@ -122,7 +122,7 @@ def notebook_is_narrow() -> bool:
     width = os.environ.get("SPECDEC_LAB_WIDTH")
     if width is None:
         try:
-            width = LAB_WIDTH_FILE.read_text(encoding="ascii")
+            width = LAB_WIDTH_FILE.read_text(encoding="utf-8")   # (ascii would import encodings.ascii)
         except (OSError, ValueError):
             return False
     width = width.strip()
