@@ -377,6 +377,55 @@ def test_no_request_leaves_127_0_0_1(lesson):
     assert lab.errors == []
 
 
+MENU_BAR = ["檔案", "編輯", "檢視", "執行", "核心", "設定", "說明"]
+LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def test_the_labs_menus_and_restart_dialog_speak_traditional_chinese(lesson):
+    """The lab's interface is in the course's language (the zh-TW language pack with
+    site/lab/ui-zh_TW.json): the menu bar and the Kernel menu, the ⏩ button's tooltip and the
+    restart dialog it raises every time (Cancel leaves the notebook as it was), the notebook's
+    footer and the kernel status. (It was all English: File, Edit ... "Restart Kernel? ... All
+    variables will be lost. Cancel / Restart", "Click to add a cell.")"""
+    lab, _, _ = lesson
+    frame = lab.frame()
+    assert frame.evaluate("() => document.documentElement.lang") == "zh-TW"
+    assert frame.locator(".lm-MenuBar-item").all_inner_texts() == MENU_BAR
+    frame.locator(".lm-MenuBar-item", has_text="核心").click()
+    try:
+        items = wait_until(lambda: frame.locator(".lm-Menu .lm-Menu-itemLabel").all_inner_texts(), 10,
+                           what="the Kernel menu open")
+    finally:
+        frame.press("body", "Escape")
+    assert "重新啟動核心並執行所有儲存格" in items and [i for i in items if LATIN_WORD.search(i)] == [], items
+    assert frame.locator(".jp-Notebook-footer").inner_text() == "按這裡新增一個儲存格。"
+    status = frame.locator(".jp-Notebook-ExecutionIndicator-tooltip span").first
+    wait_until(lambda: lab.state()["kernel"] == "idle", 60, what="the kernel idle (a test before ran code)")
+    wait_until(lambda: status.text_content().strip() == "核心狀態：閒置", 10,
+               what=f"the kernel status in Chinese, not {status.text_content()!r}")
+    counts = [c["count"] for c in code_cells(lab.state())]
+    button = frame.locator(".jp-NotebookPanel-toolbar [data-command='notebook:restart-run-all']")
+    assert button.get_attribute("title") == "重新啟動核心並執行所有儲存格"
+    button.click()
+    dialog = frame.locator(".jp-Dialog")
+    try:
+        wait_until(lambda: dialog.count() == 1 and dialog.is_visible(), 10, what="the restart dialog")
+        assert dialog.locator(".jp-Dialog-header").inner_text().strip() == "要重新啟動核心嗎？"
+        body = dialog.locator(".jp-Dialog-body").inner_text().strip()
+        assert body == "要重新啟動 lesson1.ipynb 的核心嗎？所有變數都會消失。"
+        said = dialog.locator(".jp-Dialog-footer").inner_text()
+        assert [b.strip() for b in dialog.locator(".jp-Dialog-footer button").all_inner_texts()] == ["取消", "重新啟動"]
+        assert "不要再問我" in said and not LATIN_WORD.search(said), said
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        lab.page.screenshot(path=str(SHOTS / "lab-desktop-restart-dialog.png"))
+    finally:
+        if dialog.count():
+            dialog.locator("button.jp-mod-reject").click()
+    wait_until(lambda: dialog.count() == 0, 10, what="the dialog gone after Cancel")
+    state = lab.state()
+    assert state["kernel"] == "idle" and [c["count"] for c in code_cells(state)] == counts
+
+
 def test_progress_says_what_python_is_doing_with_megabytes(lesson, site):
     lab, _, _ = lesson
     events = lab.events()

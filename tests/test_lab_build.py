@@ -362,6 +362,32 @@ def test_bytecode_for_a_zip_imported_wheel_sits_beside_its_module_and_names_the_
     assert code.co_filename == f"{site_packages}/{wheel.name}/demo/sub/mod.py"
 
 
+def test_a_course_translation_must_keep_its_placeholders_and_not_repeat_the_pack(tmp_path):
+    """site/lab/ui-zh_TW.json: a text that drops the %1 its English has, or says what the language
+    pack already says, stops the build; a plural text (a list) may name the count it leaves out."""
+    source = tmp_path / "ui.json"
+    source.write_text(json.dumps({"jupyterlab": {"": {"Kernel status: %1": "核心狀態"}}}), encoding="utf-8")
+    with pytest.raises(BuildError, match="%1"):
+        build_lab.ui_strings(source)
+    source.write_text(json.dumps({"jupyterlab": {"": {"Cut Cell": ["剪下儲存格"]}, "menu": {"File": "檔案"}}}),
+                      encoding="utf-8")
+    course = build_lab.ui_strings(source)
+    assert course == {"jupyterlab": {"Cut Cell": ["剪下儲存格", "剪下儲存格"], "menu\u0004File": ["檔案"]}}
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "jupyterlab.json").write_text(json.dumps({"": {"domain": "jupyterlab"}, "menu\u0004File": ["檔案"]}))
+    with pytest.raises(BuildError, match="語言包已經譯成"):
+        build_lab.translations(pack, course)
+
+
+def test_the_courses_interface_strings_use_the_packs_terms():
+    """The course's own translations say 核心 (kernel), 儲存格 (cell) and 筆記本 (notebook) as the
+    language pack's menus do: not 區塊 or 單元 (the pack's own stray words), 內核, Notebook."""
+    texts = [text for domain in build_lab.ui_strings().values() for text, *_ in domain.values()]
+    assert len(texts) > 50
+    assert [t for t in texts if re.search(r"區塊|單元|內核|Notebook|Kernel|\bcell", t)] == []
+
+
 # build: the lab as a browser gets it --------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -618,6 +644,41 @@ def test_lab_config_is_offline_memory_backed_and_exposes_the_app(lab):
     assert all(url.startswith("./") for url in kernel["pipliteUrls"])
     lock_data = json.loads((build_lab.pyodide_dir(lab) / "pyodide-lock.json").read_text())
     pyodide_dist.closure(lock_data, build_lab.preload_list(lab / "jupyter-lite.json"))   # all in the lock
+
+
+@pytest.mark.build
+def test_the_labs_interface_is_in_traditional_chinese(lab):
+    """The lab serves its own zh_TW translations (api/translations/, nothing from the network) and
+    its settings pick them: the menus (the pack has no "File", "Kernel" ...), the restart dialog
+    the ⏩ button raises, the notebook's footer and the kernel's status are in Chinese; the
+    Language menu is left out (settings live in memory: a switch to English would not survive
+    the reload it asks for)."""
+    api = lab / "api" / "translations"
+    listed = json.loads((api / "all.json").read_text(encoding="utf-8"))
+    assert set(listed["data"]) == {"en", "zh_TW"} and listed["message"] == ""
+    served = json.loads((api / "zh_TW.json").read_text(encoding="utf-8"))
+    assert served["message"] == ""          # (a message is written to the console on every load)
+    data = served["data"]
+    assert {"jupyterlab", "notebook"} <= set(data)
+    for domain, strings in data.items():
+        assert strings[""]["language"] == "zh-TW" and strings[""]["plural_forms"], domain
+    ui = data["jupyterlab"]
+    assert [ui[f"menu\u0004{m}"][0] for m in ["File", "Edit", "View", "Run", "Kernel", "Settings", "Help"]] == \
+        ["檔案", "編輯", "檢視", "執行", "核心", "設定", "說明"]
+    assert ui["Restart Kernel?"] == ["要重新啟動核心嗎？"]
+    assert "所有變數" in ui["Do you want to restart the kernel of %1? All variables will be lost."][0]
+    assert ui["Restart"] == ["重新啟動"] and ui["Cancel"] == ["取消"]       # the pack's
+    assert ui["Click to add a cell."] == ["按這裡新增一個儲存格。"]
+    assert ui["Idle"] == ["閒置"] and ui["Kernel status: %1"] == ["核心狀態：%1"]
+    assert len(ui["Cut this cell"]) == 2        # a plural msgid: gettext reads it only as a pair
+    for domain, strings in build_lab.ui_strings().items():     # every course string is served
+        assert {k: data[domain][k] for k in strings} == strings, domain
+    config = json.loads((lab / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    overrides = config["settingsOverrides"]
+    assert overrides["@jupyterlab/translation-extension:plugin"] == {"locale": "zh_TW"}
+    (menu,) = overrides["@jupyterlab/mainmenu-extension:plugin"]["menus"]
+    assert menu["items"] == [{"type": "submenu", "submenu": {"id": "jp-mainmenu-settings-language"},
+                              "disabled": True}]
 
 
 @pytest.mark.build

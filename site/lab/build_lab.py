@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.metadata
+import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -203,6 +206,7 @@ def build_lab(build: Path, notebooks: Path) -> Path:
     content_address_pyodide(out)
     write_boot_manifest(out)
     add_page_script(out)
+    add_translations(out)
     return out
 
 
@@ -364,3 +368,82 @@ def add_page_script(out: Path) -> None:
     if anchor not in html:
         raise fetch.BuildError(f"{page}: 找不到放 {PAGE_SCRIPT} 的位置（JupyterLite 的頁面改了？）")
     page.write_text(html.replace(anchor, tag + anchor, 1), encoding="utf-8")
+
+
+LOCALE = "zh_TW"
+LOCALE_NAME = "中文（台灣）"
+LANGUAGE_PACK = "jupyterlab-language-pack-zh-tw"   # pyproject.toml's `lab` extra pins it
+UI_STRINGS = "ui-zh_TW.json"      # the course's own translations: what the pack lacks or says otherwise
+UI_DOMAINS = ["jupyterlab", "notebook"]    # the gettext domains the lab's front end loads
+TRANSLATION_PLUGIN = "@jupyterlab/translation-extension:plugin"
+
+
+def language_pack() -> Path:
+    """The installed zh-TW language pack's LC_MESSAGES folder (its `jupyterlab.languagepack`
+    entry point names the package)."""
+    points = [p for p in importlib.metadata.entry_points(group="jupyterlab.languagepack") if p.name == LOCALE]
+    if not points:
+        raise fetch.BuildError(f"沒有裝 {LANGUAGE_PACK}（pyproject.toml 的 lab extra：pip install -e '.[lab]'）")
+    spec = importlib.util.find_spec(points[0].value)
+    return Path(spec.origin).parent / "locale" / LOCALE / "LC_MESSAGES"
+
+
+PLACEHOLDER = re.compile(r"%\d+|\{[^}]*\}")
+
+
+def ui_strings(source: Path = HERE / UI_STRINGS) -> dict[str, dict[str, list[str]]]:
+    """site/lab/ui-zh_TW.json as gettext entries: domain -> {msgid, or context + "\\u0004" + msgid:
+    [text]}. The file groups them as domain -> context ("" for none; "menu" for a menu's title)
+    -> msgid -> text; a text in a list is a plural entry (JupyterLab's `_n("Cut Cell", "Cut Cells", n)`:
+    Chinese says both alike), which gettext looks up only as [text, plural text]."""
+    found = {}
+    for domain, contexts in json.loads(source.read_text(encoding="utf-8")).items():
+        if domain.startswith("_"):          # _about: what the file is
+            continue
+        for context, strings in contexts.items():
+            for msgid, text in strings.items():
+                plural = isinstance(text, list)
+                if plural:
+                    (text,) = text
+                wanted, said = sorted(PLACEHOLDER.findall(msgid)), sorted(PLACEHOLDER.findall(text))
+                if said != wanted and not (plural and set(said) <= {*wanted, "%1"}):   # %1: the count
+                    raise fetch.BuildError(f"{source.name}：{msgid!r} 的譯文 {text!r} 少了或多了 %1 之類的位置")
+                key = f"{context}\u0004{msgid}" if context else msgid
+                found.setdefault(domain, {})[key] = [text, text] if plural else [text]
+    return found
+
+
+def translations(pack: Path, course: dict[str, dict[str, list[str]]]) -> dict:
+    """The zh_TW language pack the lab serves (api/translations/zh_TW.json's "data"): the pack's
+    domains the lab loads, with the course's strings added; a course string the pack already says
+    the same way stops the build (the course file holds only what it must)."""
+    data = {}
+    for domain in sorted(set(UI_DOMAINS) | set(course)):
+        path = pack / f"{domain}.json"
+        strings = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        strings.setdefault("", {"domain": domain, "language": LOCALE.replace("_", "-"),
+                                "plural_forms": "nplurals=1; plural=0;", "version": "course"})
+        for key, text in course.get(domain, {}).items():
+            if strings.get(key, [None])[0] == text[0]:
+                raise fetch.BuildError(f"{UI_STRINGS}：{key.replace(chr(4), ' | ')!r} 語言包已經譯成 {text[0]!r}，不必再寫")
+            strings[key] = text
+        data[domain] = strings
+    return data
+
+
+def add_translations(out: Path) -> None:
+    """The lab's interface in Traditional Chinese: api/translations/zh_TW.json (the language
+    pack's strings and site/lab/ui-zh_TW.json's), all.json listing it (JupyterLite's own build
+    writes English only, without jupyterlab_server), and overrides.json's locale naming it."""
+    overrides = json.loads((HERE / "overrides.json").read_text(encoding="utf-8"))
+    if overrides.get(TRANSLATION_PLUGIN, {}).get("locale") != LOCALE:
+        raise fetch.BuildError(f"overrides.json：{TRANSLATION_PLUGIN} 的 locale 不是 {LOCALE}")
+    api = out / "api" / "translations"
+    api.mkdir(parents=True, exist_ok=True)
+    names = {"en": {"displayName": "English", "nativeName": "English"},
+             LOCALE: {"displayName": LOCALE_NAME, "nativeName": LOCALE_NAME}}
+    (api / "all.json").write_text(json.dumps({"data": names, "message": ""}, ensure_ascii=False, indent=1),
+                                  encoding="utf-8")
+    pack = translations(language_pack(), ui_strings())
+    (api / f"{LOCALE}.json").write_text(json.dumps({"data": pack, "message": ""}, ensure_ascii=False,
+                                                   separators=(",", ":")), encoding="utf-8")
