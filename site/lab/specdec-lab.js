@@ -274,9 +274,9 @@
       return;
     }
     panel = widget;
-    // the notebook is in the course's language, zh-TW (mkdocs.yml; the menus stay JupyterLab's
-    // English): so the browser draws ，。：「」 from the Traditional Chinese font, centred as in the
-    // lesson, not the Simplified or Japanese forms it falls back to on an English page
+    // the notebook is in the course's language, zh-TW (mkdocs.yml; the page's own lang is the
+    // lab's interface language, set by JupyterLab): so the browser draws ，。：「」 from the
+    // Traditional Chinese font, centred as in the lesson, not the Simplified or Japanese forms
     panel.node.setAttribute('lang', 'zh-TW');
     mark('panel');
     panel.context.ready.then(() => { restoreKept(panel); report({ notebookShown: true }); });
