@@ -998,6 +998,10 @@ def test_a_phone_runs_lesson_1_and_gets_figures_laid_out_for_it(browser, base_ur
         shown = wait_until(lambda: lab.frame().evaluate(FIGURES_AS_SHOWN) or None, 30, what="figures drawn")
         assert shown and all(f["natural"] <= 460 and f["shown"] >= 0.75 * f["natural"] for f in shown), shown
         lab.page.screenshot(path=str(SHOTS / "lab-phone-figure.png"))
+        # its sliders' handles are targets a finger can take (ipywidgets' were 16 px)
+        handles = cell.locator(".noUi-handle").evaluate_all(
+            "hs => hs.map((h) => { const r = h.getBoundingClientRect(); return [r.width, r.height]; })")
+        assert handles and all(w >= 24 and h >= 24 for w, h in handles), handles
     finally:
         lab.context.close()
 

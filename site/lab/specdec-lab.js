@@ -402,6 +402,7 @@
   // draws); elsewhere JupyterLab's own stack, which follows it. (The theme settings' "overrides"
   // are read from the learner's own settings only, not from overrides.json.) html:root outranks
   // the theme's :root, which loads later.
+  // A slider's handle is 24 px under a finger (WCAG 2.5.8's smallest target; ipywidgets' is 16 px).
   // 18. A display formula wider than the notebook (MathJax's, in a Markdown cell: lesson 1's
   // E[每輪 token 數] = 1 + α + ⋯ at 390 px) was cut at the cell's edge with nothing saying there
   // was more, and the rest out of reach; it scrolls sideways now (on a desktop its scrollbar, 16.,
@@ -417,7 +418,8 @@
     + '::-webkit-scrollbar-thumb { background: var(--jp-ui-font-color2, #757575); border: 2px solid transparent;'
     + ' background-clip: content-box; border-radius: 5px; }'
     + (window.frameElement ? '\nbody .jp-KernelStatus-spinner, body .jp-SpinnerContent { animation: none; }' : '')
-    + `\nhtml:root { --jp-ui-font-family: ${FONTS}; --jp-content-font-family: ${FONTS}; }`;
+    + `\nhtml:root { --jp-ui-font-family: ${FONTS}; --jp-content-font-family: ${FONTS}; }`
+    + '\n@media (pointer: coarse) { html:root { --jp-widgets-slider-handle-size: 24px; } }';
   document.head.append(style);
 
   // 9. The lab keeps its contents in memory (jupyter-lite.json): a notebook left for another page
