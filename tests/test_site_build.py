@@ -339,7 +339,7 @@ def test_a_notebook_that_is_not_there_is_named_beside_those_that_are(project, tm
 def test_a_formula_missing_its_closing_dollar_fails_the_build_at_its_line(project, markdown, line, shown):
     result = project("# 頁\n\n" + markdown)
     assert result.returncode != 0
-    assert f"lessons/index.md:{line}: 公式少了一個 $（頁面上會照字印出「{shown}" in result.output
+    assert f"lessons/index.md:{line}: 公式少了一個 $（會照字印出「{shown}" in result.output
 
 
 def test_a_dollar_sign_meant_as_one_builds(project):
@@ -431,6 +431,22 @@ def test_a_new_lesson_added_to_the_nav_builds_with_its_lab_menu_and_progress(cou
                           "quizzes": [re.search(r'<section class="sd-calc" id="sd-calc-1" data-key="(\w+)"', new)[1]],
                           "lab": "k_sweep.ipynb"}
     assert [lesson["page"] for lesson in course] == ["", "knowledge-card/", "lossless-lab/", "your-gpu/", "k-sweep/"]
+
+
+def test_a_notebook_formula_missing_its_closing_dollar_fails_the_build_naming_the_cell(course_copy):
+    """The lab's MathJax leaves such a `$` as text as the preview would: "$\\alpha 越高"."""
+    config = course_copy / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  - your-gpu.md\n", "  - your-gpu.md\n  - k-sweep.md\n"),
+                      encoding="utf-8")
+    path = course_copy / "notebooks" / "k_sweep.ipynb"
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    index = next(i for i, c in enumerate(notebook["cells"]) if c["cell_type"] == "markdown" and i > 0)
+    notebook["cells"][index]["source"] = "## 掃 K\n\n接受率 $\\alpha 越高，K 可以設大一點。\n"
+    path.write_text(json.dumps(notebook, ensure_ascii=False), encoding="utf-8")
+    result = build_lessons(course_copy / "out", config_file=config, cwd=course_copy)
+    assert result.returncode != 0
+    assert (f"notebooks/k_sweep.ipynb 第 {index + 1} 格（Markdown；lessons/k-sweep.md 的實驗場）: "
+            "公式少了一個 $（會照字印出「$\\alpha 越高，K」") in result.output
 
 
 def test_a_failed_rebuild_leaves_the_last_good_site_in_place(tmp_path, monkeypatch):

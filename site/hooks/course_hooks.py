@@ -141,9 +141,27 @@ def _check_dollars(html: str, page, config) -> None:
         lines = stray_dollar_lines(source.replace("\r\n", "\n"), snippet)
         if lines is not None:
             where = _display_path(page, config) + (f":{lines[0]}" if lines else "")
-            raise PluginError(
-                f"{where}: 公式少了一個 $（頁面上會照字印出「{snippet}」）：行內公式寫成 $...$、"
-                "獨立公式寫成 $$...$$，頭尾都在同一段裡；要印出錢號本身請寫 \\$")
+            raise PluginError(f"{where}: {_stray_dollar_message(snippet)}")
+
+
+def _check_notebook_dollars(path: str, name: str, page_path: str, to_html) -> None:
+    """The same for the Markdown cells of a lab's notebook (its preview and the live lab, whose
+    MathJax leaves such a `$` as text too), naming the cell."""
+    with open(path, encoding="utf-8") as f:
+        cells = json.load(f).get("cells", [])
+    for index, cell in enumerate(cells, start=1):
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+        for snippet in stray_dollars(tex_to_mathml_html(to_html(source))):
+            if stray_dollar_lines(source, snippet) is not None:
+                raise PluginError(f"{NOTEBOOKS}/{name} 第 {index} 格（Markdown；{page_path} 的實驗場）: "
+                                  + _stray_dollar_message(snippet))
+
+
+def _stray_dollar_message(snippet: str) -> str:
+    return (f"公式少了一個 $（會照字印出「{snippet}」）：行內公式寫成 $...$、獨立公式寫成 $$...$$，"
+            "頭尾都在同一段裡；要印出錢號本身請寫 \\$")
 
 
 def _typeset(html: str) -> str:
@@ -232,6 +250,7 @@ def _write_previews(config) -> None:
     for name, page_path in sorted(_lab_notebooks.items()):
         try:
             fragment = tex_to_mathml_html(preview_html(_notebook_path(config, name), to_html))
+            _check_notebook_dollars(_notebook_path(config, name), name, page_path, to_html)
         except MathError as error:
             raise PluginError(f"{NOTEBOOKS}/{name}（{page_path} 的實驗場）: {error}") from None
         fragment = _typeset(fragment)
