@@ -460,6 +460,23 @@ def test_python_reads_a_file_the_learner_put_beside_the_notebook(lesson):
     assert printed.strip() == "42"
 
 
+# runs cell `arg` as its ▶ does; its outputs once the kernel has run it (the reply's count is in)
+RUN_CELL = """
+    nb.content.activeCellIndex = arg;
+    const cell = nb.content.widgets[arg];
+    const before = cell.model.executionCount;
+    return app.commands.execute('notebook:run-cell').then(() => new Promise((done) => {
+      const t0 = Date.now();
+      const check = () => {
+        const outputs = cell.model.outputs.toJSON();
+        if (cell.model.executionCount !== before && cell.model.executionCount !== null) done(outputs);
+        else if (Date.now() - t0 > 120000) done('no output in 120 s');
+        else setTimeout(check, 100);
+      };
+      check();
+    }));"""
+
+
 def test_a_learner_uploads_bench_results_with_the_notebooks_button(browser, base_url):
     """your_gpu.ipynb §3 as the lesson's step 6 says: run the upload cell, choose result files with
     its button, run the next cell: the crossover comes from those files. (The lesson used to send
@@ -483,21 +500,9 @@ def test_a_learner_uploads_bench_results_with_the_notebooks_button(browser, base
         chooser.value.set_files([str(p) for p in chosen])
         wait_until(lambda: "(6)" in button.text_content(), 30, what="the button counting 6 files")
         bench = lab.show_cell("bench")
-        printed = lab.in_app("""
-            nb.content.activeCellIndex = arg;
-            const cell = nb.content.widgets[arg];
-            const before = cell.model.executionCount;
-            return app.commands.execute('notebook:run-cell').then(() => new Promise((done) => {
-              const t0 = Date.now();
-              const check = () => {
-                const outputs = cell.model.outputs.toJSON();
-                if (cell.model.executionCount !== before && outputs.length) {
-                  done(outputs.filter((o) => o.output_type === 'stream').map((o) => o.text).join(''));
-                } else if (Date.now() - t0 > 60000) done('no output in 60 s');
-                else setTimeout(check, 100);
-              };
-              check();
-            }));""", bench)
+        outputs = lab.in_app(RUN_CELL, bench)
+        printed = ("".join(o["text"] for o in outputs if o["output_type"] == "stream")
+                   if isinstance(outputs, list) else outputs)
         rows = re.findall(r"併發\s+(\d+)：", printed)
         assert rows == ["16", "32", "64"], printed
         assert "實測交叉點 ≈ 32.1" in printed, printed
@@ -506,21 +511,6 @@ def test_a_learner_uploads_bench_results_with_the_notebooks_button(browser, base
         lab.context.close()
 
 
-# runs cell `arg` as its ▶ does; its outputs once the kernel has run it (the reply's count is in)
-RUN_CELL = """
-    nb.content.activeCellIndex = arg;
-    const cell = nb.content.widgets[arg];
-    const before = cell.model.executionCount;
-    return app.commands.execute('notebook:run-cell').then(() => new Promise((done) => {
-      const t0 = Date.now();
-      const check = () => {
-        const outputs = cell.model.outputs.toJSON();
-        if (cell.model.executionCount !== before && cell.model.executionCount !== null) done(outputs);
-        else if (Date.now() - t0 > 120000) done('no output in 120 s');
-        else setTimeout(check, 100);
-      };
-      check();
-    }));"""
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
