@@ -15,6 +15,7 @@ come back. A slow cell's progress line is emptied when its work is done and is n
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -25,6 +26,8 @@ HERE = Path(__file__).resolve().parent
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 SHOWABLE = ("image/png", "image/svg+xml", "text/html", "text/markdown", "text/latex")
 CPYTHON_KERNEL = "python3"  # the notebooks name Pyodide's kernel ("python"); CI runs ipykernel
+# the lab's kernel displays floats with at most 12 significant digits; so does CPython's here
+FLOAT_DISPLAY = HERE.parent / "site" / "lab" / "float_display.py"
 TIMEOUT = 600
 
 
@@ -37,10 +40,18 @@ def execute(path: Path) -> nbformat.NotebookNode:
         timeout=TIMEOUT,
         record_timing=False,
         store_widget_state=True,  # nbclient needs it for Output widgets; dropped below
+        extra_arguments=[kernel_runs(f"import runpy; runpy.run_path({str(FLOAT_DISPLAY)!r})"
+                                     "['install'](get_ipython()); del runpy")],
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
     return merge_streams(drop_empty_outputs(strip_widget_views(nb)))
+
+
+def kernel_runs(line: str) -> str:
+    """The kernel's command-line argument that has it run `line` before the notebook's cells,
+    outside them (it leaves no output and no history)."""
+    return f"--IPKernelApp.exec_lines={json.dumps([line])}"
 
 
 def merge_streams(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:

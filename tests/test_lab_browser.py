@@ -460,6 +460,31 @@ def test_python_reads_a_file_the_learner_put_beside_the_notebook(lesson):
     assert printed.strip() == "42"
 
 
+def test_a_float_displays_as_the_lesson_writes_it(lesson):
+    """The lesson's E = (1 − 0.6⁶)/(1 − 0.6) = 2.38336: the live kernel displays
+    expected_tokens(0.6, 5) so (site/lab/float_display.py, installed by the kernel's loader), not
+    as 2.3833599999999997, in a list too; print() and numpy's numbers stay Python's."""
+    lab, _, _ = lesson
+    got = lab.in_app("""
+        return new Promise((done) => {
+          const code = 'from specdec_lab import expected_tokens\\n'
+            + 'print(expected_tokens(0.6, 5))\\n'
+            + 'display([expected_tokens(0.6, 5), 1.0], np.float64(0.1) + 0.2)\\n'
+            + 'expected_tokens(0.6, 5)';
+          const future = nb.sessionContext.session.kernel.requestExecute({code});
+          const got = {printed: '', shown: []};
+          future.onIOPub = (msg) => {
+            const type = msg.header.msg_type;
+            if (type === 'stream') got.printed += msg.content.text;
+            if (type === 'error') got.printed += msg.content.ename;
+            if (type === 'display_data' || type === 'execute_result') got.shown.push(msg.content.data['text/plain']);
+          };
+          future.done.then(() => done(got));
+        });""")
+    assert got["printed"] == "2.3833599999999997\n", got
+    assert got["shown"] == ["[2.38336, 1.0]", "np.float64(0.30000000000000004)", "2.38336"], got
+
+
 # runs cell `arg` as its ▶ does; its outputs once the kernel has run it (the reply's count is in)
 RUN_CELL = """
     nb.content.activeCellIndex = arg;
@@ -530,7 +555,7 @@ def test_a_challenge_cell_run_before_the_first_cell_says_to_run_the_first_cell(b
         (error,) = outputs
         lines = ANSI.sub("", "\n".join(error["traceback"])).splitlines()
         assert lines[-2] == "NameError: name 'expected_tokens' is not defined", lines
-        assert lines[-1].startswith("💡 `expected_tokens` 在最上面的第一格匯入：先執行那一格"), lines
+        assert lines[-1].startswith("💡 「expected_tokens」在最上面的第一格匯入：先執行那一格"), lines
         shown = lab.in_app("return nb.content.widgets[arg].outputArea.node.innerText;", challenge)
         assert shown.rstrip().endswith(lines[-1]) and "NameError" in shown, shown
         lab.page.evaluate(PAINTED)

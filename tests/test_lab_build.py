@@ -1243,4 +1243,17 @@ def test_the_loader_carries_the_name_hints_of_the_labs_notebooks(lab):
     assert all(names["np"] == "import" for names in hints["first_cells"].values())
     source = (ROOT / "site" / "lab" / build_lab.NAME_HINTS).read_text(encoding="utf-8")
     assert f"const NAME_HINTS_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
-    assert "nameHints(pyodide);" in loader
+    assert 'installInTheShell(pyodide, "name hints", NAME_HINTS_SOURCE, NAME_HINTS);' in loader
+
+
+def test_the_loader_carries_the_float_display(lab):
+    """pyodide-loader.js installs site/lab/float_display.py once the kernel has started, as
+    notebooks/execute.py does in CPython's kernel: the same source in both."""
+    loader = (build_lab.pyodide_dir(lab) / build_lab.PYODIDE_LOADER).read_text(encoding="utf-8")
+    path = ROOT / "site" / "lab" / build_lab.FLOAT_DISPLAY
+    source = path.read_text(encoding="utf-8")
+    assert f"const FLOAT_DISPLAY_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
+    assert 'installInTheShell(pyodide, "float display", FLOAT_DISPLAY_SOURCE, {});' in loader
+    sys.path.insert(0, str(ROOT / "notebooks"))
+    import execute
+    assert execute.FLOAT_DISPLAY == path

@@ -80,7 +80,7 @@ def test_a_challenge_cell_run_before_the_first_cell_ends_with_the_hint(shell):
     shown = run(shell, "expected_tokens(alpha=0.40, k=5)",
                 cell=cell_id("lesson1.ipynb", "expected_tokens(alpha=0.40"))
     assert shown[-2] == "NameError: name 'expected_tokens' is not defined"
-    assert shown[-1] == ("💡 `expected_tokens` 在最上面的第一格匯入：先執行那一格"
+    assert shown[-1] == ("💡 「expected_tokens」在最上面的第一格匯入：先執行那一格"
                          "（或按工具列的 ⏩ 從頭執行全部），再執行這一格。")
     assert "----> 1 expected_tokens(alpha=0.40, k=5)" in shown        # the usual traceback above it
 
@@ -91,13 +91,13 @@ def test_the_hint_follows_the_first_cells_of_the_lab_notebooks(shell):
     lossless.ipynb's first cell assigns is 定義, not 匯入; from a cell of another notebook, a name
     its own first cell does not bind gets no hint."""
     assert run(shell, "expected_tokens(0.4, 5)")[-1].startswith(
-        "💡 `expected_tokens` 在 lesson1.ipynb 最上面的第一格匯入：在那本筆記本先執行那一格")
-    assert run(shell, "np.arange(3)")[-1].startswith("💡 `np` 在最上面的第一格匯入：")
-    assert run(shell, "x = plotting")[-1].startswith("💡 `plotting` 在最上面的第一格匯入：")
+        "💡 「expected_tokens」在 lesson1.ipynb 最上面的第一格匯入：在那本筆記本先執行那一格")
+    assert run(shell, "np.arange(3)")[-1].startswith("💡 「np」在最上面的第一格匯入：")
+    assert run(shell, "x = plotting")[-1].startswith("💡 「plotting」在最上面的第一格匯入：")
     assert run(shell, "print(target)", cell=cell_id("lossless.ipynb", "k = 4"))[-1].startswith(
-        "💡 `target` 在最上面的第一格定義：")
+        "💡 「target」在最上面的第一格定義：")
     gpu = cell_id("your_gpu.ipynb", "runs = read_bench_results")
-    assert run(shell, "read_bench_results(None)", cell=gpu)[-1].startswith("💡 `read_bench_results` 在最上面")
+    assert run(shell, "read_bench_results(None)", cell=gpu)[-1].startswith("💡 「read_bench_results」在最上面")
     assert run(shell, "expected_tokens(0.4, 5)", cell=gpu)[-1] == \
         "NameError: name 'expected_tokens' is not defined"
 

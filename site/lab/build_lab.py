@@ -240,14 +240,15 @@ LOAD_ON_USE = "load_on_use.py"     # run by the loader (and the import profile) 
 LATER_IMPORT = "later_import.py"   # run by the loader (and site/lab/run_in_pyodide.mjs) inside Pyodide
 STAND_INS = "stand_ins.py"         # the same
 NAME_HINTS = "name_hints.py"       # the same (the loader only)
+FLOAT_DISPLAY = "float_display.py"  # the loader's, and CPython's kernel's in notebooks/execute.py
 
 
 def add_pyodide_loader(out: Path, cfg: dict) -> None:
     """The kernel loads Pyodide through site/lab/pyodide-loader.js, put beside pyodide.js with
     runtime.toml's [kernel] not_loaded, zip_imported and loaded_on_use (with the packages, and
     site/lab/load_on_use.py's source), later.json with site/lab/later_import.py's source,
-    site/lab/stand_ins.py's source, and site/lab/name_hints.py's with what it needs of the lab's
-    notebooks (files/*.ipynb), filled in; jupyter-lite.json's
+    site/lab/stand_ins.py's source, site/lab/name_hints.py's with what it needs of the lab's
+    notebooks (files/*.ipynb), and site/lab/float_display.py's, filled in; jupyter-lite.json's
     loadPyodideOptions.packages names the not_loaded ones too, so that the kernel does not install
     them itself (it would install jedi)."""
     not_loaded = cfg["kernel"]["not_loaded"]
@@ -261,6 +262,7 @@ def add_pyodide_loader(out: Path, cfg: dict) -> None:
             "stand_ins_source": (HERE / STAND_INS).read_text(encoding="utf-8"),
             "name_hints": contents.name_hints(sorted((out / "files").glob("*.ipynb"))),
             "name_hints_source": (HERE / NAME_HINTS).read_text(encoding="utf-8"),
+            "float_display_source": (HERE / FLOAT_DISPLAY).read_text(encoding="utf-8"),
             "after_start": after_start(out, cfg)}
     for key, value in fill.items():
         placeholder = f'["{key.upper()}"]'

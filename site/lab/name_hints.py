@@ -4,7 +4,7 @@ that says what to do, after the usual traceback: a learner sent to the 挑戰 ce
 runs one before the first cell otherwise gets only `NameError: name 'expected_tokens' is not
 defined`.
 
-    💡 `expected_tokens` 在最上面的第一格匯入：先執行那一格（或按工具列的 ⏩ 從頭執行全部），再執行這一格。
+    💡 「expected_tokens」在最上面的第一格匯入：先執行那一格（或按工具列的 ⏩ 從頭執行全部），再執行這一格。
 
 The line is a PEP 678 note on the exception (IPython prints an exception's notes under its last
 line), so it is part of the traceback the kernel sends: a line printed after showtraceback() would
@@ -37,10 +37,10 @@ def hint(name: str, notebook: str | None, first_cells: dict[str, dict[str, str]]
         return None
     verb = VERBS.get(first_cells[notebook if notebook in where else where[0]][name], VERBS["define"])
     if notebook in where or (notebook is None and len(where) == len(first_cells)):
-        return (f"💡 `{name}` 在最上面的第一格{verb}：先執行那一格"
+        return (f"💡 「{name}」在最上面的第一格{verb}：先執行那一格"
                 f"（或按工具列的 ⏩ 從頭執行全部），再執行這一格。")
     if notebook is None:
-        return (f"💡 `{name}` 在 {'、'.join(where)} 最上面的第一格{verb}：在那本筆記本先執行那一格"
+        return (f"💡 「{name}」在 {'、'.join(where)} 最上面的第一格{verb}：在那本筆記本先執行那一格"
                 f"（或按工具列的 ⏩ 從頭執行全部），再執行這一格。")
     return None
 

@@ -56,6 +56,10 @@
 // first cell: a learner who runs a 挑戰 cell first gets more than "name 'expected_tokens' is not
 // defined". It imports nothing; at the start it is only compiled (about 5 ms under Node.js, as
 // much as stand_ins.py), and it runs when a cell raises a NameError.
+//
+// Then site/lab/float_display.py (its source filled in below) has IPython display a float with at
+// most 12 significant digits (2.38336, not 2.3833599999999997), as notebooks/execute.py has
+// CPython's kernel do for the outputs stored in the notebooks.
 (function () {
   const NOT_LOADED = ["NOT_LOADED"];
   const ZIP_IMPORTED = ["ZIP_IMPORTED"];
@@ -67,6 +71,7 @@
   const AFTER_START = ["AFTER_START"];
   const NAME_HINTS = ["NAME_HINTS"];
   const NAME_HINTS_SOURCE = ["NAME_HINTS_SOURCE"];
+  const FLOAT_DISPLAY_SOURCE = ["FLOAT_DISPLAY_SOURCE"];
   // later.json's archives come from this folder, read from Python with a synchronous request
   // (a worker may make one; no WebAssembly stack switching, which Safari lacks, is involved)
   const READ_LATER = `
@@ -219,8 +224,10 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
   const OFF_THE_PATH = "import sys\n'' in sys.path and sys.path.remove('') is None";
   // (IPython's shell puts '' back itself, before site-packages, for the start's last imports)
   const BACK_ON_THE_PATH = "import sys\nwhile '' in sys.path: sys.path.remove('')\nsys.path.insert(0, '')";
-  // `then` runs once the kernel's start has run (it ends with "import pyodide_kernel"), failed or not
-  function afterTheKernelsStart(pyodide, then) {
+  // What runs once the kernel's start has run (it ends with "import pyodide_kernel"), failed or
+  // not, in this order, before any cell: runPythonAsync is wrapped once, for all of them.
+  const afterStart = [];
+  function afterTheKernelsStart(pyodide) {
     const run = pyodide.runPythonAsync;
     pyodide.runPythonAsync = async function (code, ...rest) {
       if (!/^import pyodide_kernel$/m.test(String(code))) return run.call(this, code, ...rest);
@@ -228,26 +235,27 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
       try {
         return await run.call(this, code, ...rest);
       } finally {
-        then();
+        for (const then of afterStart.splice(0)) then();
       }
     };
   }
   function kernelStartOffTheDrive(pyodide) {
     const removed = runIn(pyodide, OFF_THE_PATH, {});
-    afterTheKernelsStart(pyodide, () => { if (removed) runIn(pyodide, BACK_ON_THE_PATH, {}); });
+    afterStart.push(() => { if (removed) runIn(pyodide, BACK_ON_THE_PATH, {}); });
   }
-  const INSTALL_NAME_HINTS = `
+  // site/lab/name_hints.py and site/lab/float_display.py, each given the kernel's IPython shell
+  const IN_THE_SHELL = `
 import sys
 kernel = sys.modules.get("pyodide_kernel")
 if kernel is not None and hasattr(kernel, "ipython_shell"):
-    install(kernel.ipython_shell, first_cells, cells)
+    install(kernel.ipython_shell, **args)
 `;
-  function nameHints(pyodide) {
-    afterTheKernelsStart(pyodide, () => {
+  function installInTheShell(pyodide, what, source, args) {
+    afterStart.push(() => {
       try {
-        runIn(pyodide, NAME_HINTS_SOURCE + INSTALL_NAME_HINTS, NAME_HINTS);
+        runIn(pyodide, source + IN_THE_SHELL, { args });
       } catch (error) {                                // (a hint less; never a kernel less)
-        console.warn("pyodide-loader.js: name hints not installed", error);
+        console.warn(`pyodide-loader.js: ${what} not installed`, error);
       }
     });
   }
@@ -289,7 +297,9 @@ if kernel is not None and hasattr(kernel, "ipython_shell"):
     fetchAfterStart(options.indexURL);
     if (Object.keys(LOADED_ON_USE).length) loadOnUse(pyodide);
     kernelStartOffTheDrive(pyodide);
-    nameHints(pyodide);
+    installInTheShell(pyodide, "name hints", NAME_HINTS_SOURCE, NAME_HINTS);
+    installInTheShell(pyodide, "float display", FLOAT_DISPLAY_SOURCE, {});
+    afterTheKernelsStart(pyodide);
     if (NOT_LOADED.includes('jedi')) {
       const startup = runIn(pyodide, 'import os; os.path.expanduser("~/.ipython/profile_default/startup")', {});
       pyodide.FS.mkdirTree(startup);
