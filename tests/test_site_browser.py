@@ -965,6 +965,39 @@ def test_the_lab_button_steps_aside_while_the_learner_reads_down(open_lesson):
     assert page.locator(".sd-lab").is_visible()
 
 
+def test_back_closes_the_lab_on_a_phone_and_the_next_back_leaves_the_page(open_lesson, base_url):
+    """The lab open over the lesson on a phone is a view to the learner, not a page: Android's Back
+    left the lesson for the page before. Back closes it (lab-panel.js), the lesson where it was,
+    the lab's frame the same; closed with ✕ instead, the next Back leaves the page as usual."""
+    page = open_lesson("knowledge-card/", width=390, has_touch=True, is_mobile=True)
+    page.goto(base_url)                                  # the tab's history: knowledge card, lesson 1
+    button = page.locator(".sd-lab-open")
+    page.mouse.wheel(0, 1200)
+    page.mouse.wheel(0, -300)
+    page.wait_for_function("() => document.querySelector('.sd-lab-open').getBoundingClientRect().bottom <= 844",
+                           timeout=5000)
+    where = page.evaluate("scrollY")
+    assert where > 0
+    button.tap()
+    page.locator(".sd-lab__frame").evaluate("f => { f.dataset.same = 'yes'; }")
+    assert page.locator(".sd-lab").is_visible()
+    page.go_back(timeout=10_000)
+    page.wait_for_function("() => !document.body.classList.contains('sd-lab-shown')", timeout=5000)
+    assert page.url == base_url
+    assert not page.locator(".sd-lab").is_visible()
+    assert page.evaluate("scrollY") == where
+    assert page.locator(".sd-lab__frame").get_attribute("data-same") == "yes"
+
+    button.tap()
+    assert page.locator(".sd-lab").is_visible()
+    page.locator(".sd-lab__close").tap()
+    page.wait_for_function("() => !document.body.classList.contains('sd-lab-shown')", timeout=5000)
+    page.wait_for_function("() => history.state === null || !history.state.specdecLabOverlay", timeout=5000)
+    assert page.url == base_url
+    page.go_back(timeout=10_000)
+    page.wait_for_url(base_url + "knowledge-card/", timeout=10_000)
+
+
 def nav_link_to(page, url):
     """The primary navigation's link to `url` (absolute)."""
     links = page.locator(".md-sidebar--primary a.md-nav__link")

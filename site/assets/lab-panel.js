@@ -5,6 +5,9 @@
  * has painted (at once when it was painted before this script ran), so the kernel starts as the
  * page opens without holding the lesson up.
  * Narrow screens (phones): a "🧪 實驗場" button opens it over the lesson; it loads on first open.
+ * There the open lab is a step of the tab's history, as a full-screen view is: Back (Android's
+ * button or gesture) closes it and the learner is where they were in the lesson, instead of on the
+ * page before; "關閉 ✕" or Esc takes that step back too, so the next Back leaves the page as usual.
  * The lab's page script (lab/specdec-lab.js) reports how Python's start is going; this shows it.
  * "⬇ 下載" saves the learner's notebook as it is now (the original before the lab has loaded).
  * The lab keeps the learner's notebook for this tab while they move between pages (lab/specdec-lab.js);
@@ -21,6 +24,20 @@
   const WIDE = window.matchMedia("(min-width: 60em)");
   const LAYOUT_KEY = "specdec-lab:layout";          // the learner's panel width / folded state
   const MIN_WIDTH = 320;
+
+  const OVERLAY = "specdecLabOverlay";               // history.state of the step the open lab adds
+  const overlayStep = () => !!(history.state && history.state[OVERLAY]);
+  let onOverlayStep = overlayStep();                   // (a reload keeps the step)
+  let closeOnBack = null;                              // the current lab page's, set by mount()
+  // Leaving that step changes nothing but the lab: the theme's instant navigation, listening after
+  // this, would load the same page again (its frame, the learner's notebook and Python with it).
+  window.addEventListener("popstate", (e) => {
+    const left = onOverlayStep && !overlayStep();
+    onOverlayStep = overlayStep();
+    if (!left) return;
+    e.stopImmediatePropagation();
+    if (closeOnBack) closeOnBack();
+  });
 
   function readLayout() {
     try { return JSON.parse(localStorage.getItem(LAYOUT_KEY)) || {}; } catch (e) { return {}; }
@@ -78,7 +95,7 @@
   function mount(atLoad) {
     const panel = document.getElementById("sd-lab");
     document.body.classList.toggle("sd-has-lab", !!panel);
-    if (!panel) { document.body.classList.remove("sd-lab-shown"); return; }
+    if (!panel) { document.body.classList.remove("sd-lab-shown"); closeOnBack = null; return; }
     if (panel.dataset.mounted) return;
     panel.dataset.mounted = "1";
     panel.classList.add("sd-lab--mounted");
@@ -165,12 +182,21 @@
     }
 
     function setOpen(open, focus) {
+      const wasOpen = document.body.classList.contains("sd-lab-shown");
       document.body.classList.toggle("sd-lab-shown", open);
       openButton.setAttribute("aria-expanded", String(open));
       if (WIDE.matches) saveLayout({ folded: !open });
+      else if (open && !wasOpen && !overlayStep()) {
+        history.pushState({ [OVERLAY]: true }, "");
+        onOverlayStep = true;
+      }
+      else if (!open && overlayStep()) history.back();           // (its popstate finds it closed)
       if (open) load();
       if (focus) (open ? panel : openButton).focus();
     }
+    closeOnBack = () => {
+      if (!WIDE.matches && document.body.classList.contains("sd-lab-shown")) setOpen(false, true);
+    };
 
     function labelButtons() {
       closeButton.textContent = WIDE.matches ? "收合 ▶" : "關閉 ✕";
