@@ -938,14 +938,19 @@ def test_phone_viewport_works(open_lesson):
 
 
 def test_phone_controls_are_big_enough_to_tap_and_table_code_to_read(open_lesson):
-    """WCAG 2.5.8: a control at least 24 × 24 CSS px (the toy's α slider was 16 px tall); a flag or
-    metric name in a table cell, which the learner reads and types, at least 11.5 px (10.9)."""
+    """WCAG 2.5.8: a control at least 24 × 24 CSS px (the toy's α slider was 16 px tall, a code
+    block's copy button in an answer 19 px); a flag or metric name in a table cell, which the
+    learner reads and types, at least 11.5 px (10.9)."""
     page = open_lesson("", width=390, has_touch=True, is_mobile=True)
     slider = page.locator(".sd-toy__slider").bounding_box()
     assert slider["height"] >= 24 and slider["width"] >= 24, slider
     sizes = page.locator(".md-typeset table:not([class]) code").evaluate_all(
         "cs => cs.map(c => parseFloat(getComputedStyle(c).fontSize))")
     assert sizes and min(sizes) >= 11.5, sorted(set(sizes))
+    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    buttons = page.locator(".md-code__button").evaluate_all(
+        "bs => bs.map(b => b.getBoundingClientRect()).map(r => [r.width, r.height])")
+    assert len(buttons) >= 10 and min(min(b) for b in buttons) >= 24, buttons    # Material's copy button
 
 
 def test_the_lab_button_steps_aside_while_the_learner_reads_down(open_lesson):
