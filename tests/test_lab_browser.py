@@ -426,6 +426,71 @@ def test_the_labs_menus_and_restart_dialog_speak_traditional_chinese(lesson):
     assert state["kernel"] == "idle" and [c["count"] for c in code_cells(state)] == counts
 
 
+# the titles and aria-labels of what is on screen in the lab (a screen reader says them; a pointer
+# shows a title): each value with a run of Latin letters, the names and keys in it left out (and
+# the setting the minimap's button names, "windowing mode 為 full"). The cells' outputs are the
+# lesson's, not the interface's (a slider is named after its parameter, t_flop).
+SAID_IN_LATIN = """() => {
+  const names = /Python|Pyodide|JupyterLite|JupyterLab|Markdown|Ctrl|Shift|Alt|Enter|Tab|Down|Up|windowing mode 為 full/g;
+  const said = [];
+  for (const el of document.querySelectorAll('[title], [aria-label]')) {
+    if (!el.checkVisibility({ visibilityProperty: true }) || el.closest('[aria-hidden="true"], .jp-OutputArea')) continue;
+    for (const name of ['title', 'aria-label']) {
+      const value = el.getAttribute(name);
+      if (value && /[A-Za-z]{3,}/.test(value.replace(names, ''))) said.push(`${name}=${value}`);
+    }
+  }
+  return [...new Set(said)];
+}"""
+
+
+def open_menu(frame, title: str, submenu: str | None = None) -> list[str]:
+    """The labels of the lab's menu `title` (or of its `submenu`), the menu left open."""
+    frame.locator(".lm-MenuBar-item", has_text=title).click()
+    menus = frame.locator(".lm-Menu")
+    wait_until(lambda: menus.count() == 1, 10, what=f"the {title} menu open")
+    if submenu:
+        menus.first.locator(".lm-Menu-item", has_text=submenu).hover()
+        wait_until(lambda: menus.count() == 2, 10, what=f"the {title} > {submenu} menu open")
+    return menus.last.locator(".lm-Menu-itemLabel").all_inner_texts()
+
+
+def test_the_labs_file_and_view_menus_tooltips_and_screen_reader_labels_speak_traditional_chinese(lesson):
+    """What the zh-TW translations did not reach (all English a reviewer found): the File menu's
+    "Save Notebook", "Save Notebook As…", "Reload Notebook from Disk" and "Revert Notebook to
+    Checkpoint…" (the file type's name, given before the translations load), the View menu's
+    "Show 筆記本工具" (Notebook's own "Show …"), the kernel indicator's tooltip "Click to open
+    kernel logs" (JupyterLite's) and what a screen reader says for the notebook ("main area
+    content", "Cells", "Markdown Cell Content", "Cell toolbar": JupyterLab's, some without their
+    translator). Names (Python, Pyodide, Markdown) and keys stay as they are."""
+    lab, _, _ = lesson
+    frame = lab.frame()
+    try:
+        items = open_menu(frame, "檔案")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        lab.page.screenshot(path=str(SHOTS / "lab-desktop-file-menu.png"))
+    finally:
+        frame.press("body", "Escape")
+    assert {"儲存筆記本", "另存筆記本為…", "從硬碟上重新載入筆記本", "將筆記本還原到檢查點…"} <= set(items), items
+    assert [i for i in items if "Notebook" in i] == [], items
+    try:
+        items = open_menu(frame, "檢視", submenu="右側欄")
+        lab.page.screenshot(path=str(SHOTS / "lab-desktop-view-menu.png"))
+    finally:
+        frame.press("body", "Escape")
+        frame.press("body", "Escape")
+    assert items == ["顯示筆記本工具"], items
+    status = frame.locator(".jp-KernelStatus")
+    wait_until(lambda: status.count() == 1, 10, what="the kernel indicator in the notebook's toolbar")
+    assert status.get_attribute("title") == "按這裡開啟核心日誌"
+    assert frame.locator(".jp-WindowedPanel-viewport").get_attribute("aria-label") == "儲存格"
+    assert frame.locator(".jp-MarkdownCell").first.get_attribute("aria-label") == "Markdown 儲存格內容"
+    toolbar = frame.locator(".jp-cell-toolbar")          # the active cell's
+    wait_until(lambda: toolbar.count() >= 1, 10, what="the active cell's toolbar")
+    assert toolbar.first.get_attribute("aria-label") == "儲存格工具列"
+    assert frame.evaluate(SAID_IN_LATIN) == []
+
+
 def test_progress_says_what_python_is_doing_with_megabytes(lesson, site):
     lab, _, _ = lesson
     events = lab.events()

@@ -388,6 +388,20 @@ def test_the_courses_interface_strings_use_the_packs_terms():
     assert [t for t in texts if re.search(r"區塊|單元|內核|Notebook|Kernel|\bcell", t)] == []
 
 
+def test_the_english_the_labs_page_script_translates_has_its_chinese_in_the_courses_strings():
+    """site/lab/specdec-lab.js (21.) passes what the lab writes in English past its translator
+    through site/lab/ui-zh_TW.json: the titles and aria-labels it lists (JupyterLite's "Click to
+    open kernel logs", JupyterLab's "Cells" ...), Notebook's "Show %1" (View > 右側欄) and the
+    notebook file type's name (File > 儲存筆記本 ...). The language pack has none of them: each
+    must be in the course's strings, or the lab says it in English."""
+    script = (ROOT / "site" / "lab" / "specdec-lab.js").read_text(encoding="utf-8")
+    wanted = re.findall(r"\['(\w+)', '(?:title|aria-label)', '([^']+)'\]", script)
+    assert len(wanted) >= 9, wanted
+    wanted += [("notebook", "Show %1"), ("jupyterlab", "Notebook")]
+    course = build_lab.ui_strings()
+    assert [(domain, msgid) for domain, msgid in wanted if msgid not in course.get(domain, {})] == []
+
+
 # build: the lab as a browser gets it --------------------------------------------------------------
 
 @pytest.fixture(scope="module")
