@@ -597,7 +597,8 @@ KERNEL_INDICATOR = """() => {
 def test_a_phone_opens_the_lab_with_its_button_and_keeps_the_toolbar_in_place(browser, base_url):
     """At 390 x 844 the panel opens with 實驗場's button; the lab goes live, and every item of the
     notebook's toolbar still shown lies inside the toolbar (WebKit wrapped the kernel name and
-    status to a second line, over the notebook, where Chromium folds them into ⋯)."""
+    status to a second line, over the notebook, where Chromium folds them into ⋯). Back closes the
+    lab and keeps it (lab-panel.js; the theme's instant navigation used to load the page again)."""
 
     def visit():
         lab = WebKitLab(browser.open(base_url, width=390, height=844, init=[LAB_SHOWN, TIMELINE]))
@@ -612,6 +613,11 @@ def test_a_phone_opens_the_lab_with_its_button_and_keeps_the_toolbar_in_place(br
                        if item["top"] < where["bar"]["top"] - 1 or item["bottom"] > where["bar"]["bottom"] + 1
                        or item["right"] > where["bar"]["right"] + 1]
             assert outside == [], f"toolbar {where['bar']}: items outside it {outside}"
+            lab.page.evaluate("() => { window.__sameDocument = true; history.back(); }")     # iOS's swipe back
+            wait_until(lambda: lab.page.evaluate("() => !document.body.classList.contains('sd-lab-shown')"), 10,
+                       what="Back closing the lab")
+            assert lab.page.evaluate("() => window.__sameDocument === true && !!document.querySelector('.sd-lab__frame')")
+            assert lab.in_app("return win.specdecLab.state().kernelReady;")           # the same lab, still live
             assert without_no_gil(lab.errors) == []
         finally:
             lab.close()

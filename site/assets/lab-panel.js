@@ -186,11 +186,12 @@
       document.body.classList.toggle("sd-lab-shown", open);
       openButton.setAttribute("aria-expanded", String(open));
       if (WIDE.matches) saveLayout({ folded: !open });
-      else if (open && !wasOpen && !overlayStep()) {
+      else if (open && !wasOpen && !onOverlayStep) {
         history.pushState({ [OVERLAY]: true }, "");
         onOverlayStep = true;
       }
-      else if (!open && overlayStep()) history.back();           // (its popstate finds it closed)
+      // (by the flag: the theme's table of contents may have replaced the step's state meanwhile)
+      else if (!open && onOverlayStep) history.back();           // (its popstate finds it closed)
       if (open) load();
       if (focus) (open ? panel : openButton).focus();
     }
