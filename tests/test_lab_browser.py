@@ -457,8 +457,8 @@ def open_menu(frame, title: str, submenu: str | None = None) -> list[str]:
 
 def test_no_menu_of_the_lab_shows_an_empty_row(lesson):
     """Every item a menu of the lab shows says what it does: the File menu had an empty, disabled
-    row (JupyterLab's "New Console for …", which has no label where there is no console), left out
-    by overrides.json."""
+    row (JupyterLab's "New Console for …", which has no label where there is no console), hidden
+    by the lab's page script (specdec-lab.js; dropped through overrides.json, JupyterLab warned)."""
     lab, _, _ = lesson
     frame = lab.frame()
     titles = frame.locator(".lm-MenuBar-item").all_inner_texts()

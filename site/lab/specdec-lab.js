@@ -409,10 +409,14 @@
   // E[每輪 token 數] = 1 + α + ⋯ at 390 px) was cut at the cell's edge with nothing saying there
   // was more, and the rest out of reach; it scrolls sideways now (on a desktop its scrollbar, 16.,
   // shows that it does; a phone shows its overlay scrollbar once it is swiped).
+  // The File menu's "New Console for …" has no label where there is no console (the lab has none):
+  // it was an empty, disabled row. Hidden here: overrides.json can drop a menu item too, but then
+  // JupyterLab warns on every load that the item is "duplicated".
   const FONTS = "'Noto Sans CJK TC', system-ui, -apple-system, blinkmacsystemfont, 'Segoe UI', helvetica,"
     + " arial, sans-serif, 'Apple Color Emoji', 'Segoe UI Emoji', 'Segoe UI Symbol'";
   const style = document.createElement('style');
   style.textContent = '.jp-NotebookTrustedStatus, .jp-NotebookKernelStatus { display: none; }\n'
+    + '.lm-Menu-item[data-command="filemenu:create-console"] { display: none; }\n'
     + 'body .jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; }\n'
     + '.jp-RenderedMarkdown mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; }\n'
     + '::-webkit-scrollbar { width: 10px; height: 10px; }\n'
