@@ -418,11 +418,16 @@ def ui_strings(source: Path = HERE / UI_STRINGS) -> dict[str, dict[str, list[str
 def translations(pack: Path, course: dict[str, dict[str, list[str]]]) -> dict:
     """The zh_TW language pack the lab serves (api/translations/zh_TW.json's "data"): the pack's
     domains the lab loads, with the course's strings added; a course string the pack already says
-    the same way stops the build (the course file holds only what it must)."""
+    the same way stops the build (the course file holds only what it must). Where the English ends
+    in an ellipsis (…), the pack's three dots are one too: its menus said 從 URL 開啟... beside
+    開啟… and 另存筆記本為…."""
     data = {}
     for domain in sorted(set(UI_DOMAINS) | set(course)):
         path = pack / f"{domain}.json"
         strings = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        for key, text in strings.items():
+            if key and key.endswith("…") and isinstance(text, list):
+                strings[key] = [t.replace("...", "…") if isinstance(t, str) else t for t in text]
         strings.setdefault("", {"domain": domain, "language": LOCALE.replace("_", "-"),
                                 "plural_forms": "nplurals=1; plural=0;", "version": "course"})
         for key, text in course.get(domain, {}).items():
