@@ -553,22 +553,10 @@ def test_a_float_displays_as_the_lesson_writes_it(lesson):
     expected_tokens(0.6, 5) so (site/lab/float_display.py, installed by the kernel's loader), not
     as 2.3833599999999997, in a list too; print() and numpy's numbers stay Python's."""
     lab, _, _ = lesson
-    got = lab.in_app("""
-        return new Promise((done) => {
-          const code = 'from specdec_lab import expected_tokens\\n'
-            + 'print(expected_tokens(0.6, 5))\\n'
-            + 'display([expected_tokens(0.6, 5), 1.0], np.float64(0.1) + 0.2)\\n'
-            + 'expected_tokens(0.6, 5)';
-          const future = nb.sessionContext.session.kernel.requestExecute({code});
-          const got = {printed: '', shown: []};
-          future.onIOPub = (msg) => {
-            const type = msg.header.msg_type;
-            if (type === 'stream') got.printed += msg.content.text;
-            if (type === 'error') got.printed += msg.content.ename;
-            if (type === 'display_data' || type === 'execute_result') got.shown.push(msg.content.data['text/plain']);
-          };
-          future.done.then(() => done(got));
-        });""")
+    got = kernel_says(lab, "from specdec_lab import expected_tokens\n"
+                           "print(expected_tokens(0.6, 5))\n"
+                           "display([expected_tokens(0.6, 5), 1.0], np.float64(0.1) + 0.2)\n"
+                           "expected_tokens(0.6, 5)")
     assert got["printed"] == "2.3833599999999997\n", got
     assert got["shown"] == ["[2.38336, 1.0]", "np.float64(0.30000000000000004)", "2.38336"], got
 
@@ -844,16 +832,26 @@ def test_a_lesson_painted_before_its_scripts_ran_starts_the_lab_before_the_theme
         context.close()
 
 
-def kernel_prints(lab: LabPage, code: str) -> str:
-    """What `code` prints when run in the lab's live kernel (an error's name and value too)."""
+def kernel_says(lab: LabPage, code: str) -> dict:
+    """`code` run in the lab's live kernel: what it prints ("printed", an error's name and value
+    too) and the plain text of each value it displays or returns ("shown")."""
     return lab.in_app("""
         return new Promise((done) => {
           const future = nb.sessionContext.session.kernel.requestExecute({code: arg});
-          let text = '';
-          future.onIOPub = (msg) => { if (msg.header.msg_type === 'stream') text += msg.content.text;
-                                      if (msg.header.msg_type === 'error') text += msg.content.ename + ': ' + msg.content.evalue; };
-          future.done.then(() => done(text));
+          const got = {printed: '', shown: []};
+          future.onIOPub = (msg) => {
+            const type = msg.header.msg_type;
+            if (type === 'stream') got.printed += msg.content.text;
+            if (type === 'error') got.printed += msg.content.ename + ': ' + msg.content.evalue;
+            if (type === 'display_data' || type === 'execute_result') got.shown.push(msg.content.data['text/plain']);
+          };
+          future.done.then(() => done(got));
         });""", code)
+
+
+def kernel_prints(lab: LabPage, code: str) -> str:
+    """What `code` prints when run in the lab's live kernel (an error's name and value too)."""
+    return kernel_says(lab, code)["printed"]
 
 
 ZIP_PROBE = r"""

@@ -91,7 +91,12 @@ def texts_differ(a: str, b: str) -> bool:
 
 def full_precision(number: str) -> bool:
     """Printed as Python's repr of a float that needs all its digits (15 or more significant)."""
-    return len(number.split("e")[0].replace(".", "").lstrip("0")) >= 15
+    return significant_digits(number) >= 15
+
+
+def significant_digits(number: str) -> int:
+    """How many significant digits a number printed as NUMBER matches carries ("28.66" -> 4)."""
+    return len(number.split("e")[0].replace(".", "").lstrip("0"))
 
 
 def output_differences(old, new) -> list[str]:
@@ -280,7 +285,7 @@ def test_a_displayed_float_is_stored_as_the_lab_shows_it(path):
     shown = [o["data"]["text/plain"] for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"
              for o in c.outputs if o.output_type in ("execute_result", "display_data") and "text/plain" in o.get("data", {})]
     long = [n for text in shown for n in NUMBER.findall(text)
-            if "." in n and len(n.split("e")[0].replace(".", "").lstrip("0")) > 13]
+            if "." in n and significant_digits(n) > 13]
     assert long == [], long
 
 
