@@ -23,7 +23,8 @@
 //  19. names each slider to a screen reader and gives it the value its readout shows;
 //  20. tells Python how wide the notebook is, so a phone gets figures laid out for it;
 //  21. says in Chinese what the lab writes in English past its translations (menus, a tooltip,
-//      what a screen reader says).
+//      what a screen reader says);
+//  22. draws × ÷ ± · − ≈ ≤ ≥ in a Markdown cell at a Latin font's width, as the lesson does.
 // Progress goes to the lesson page as postMessage({specdecLab: state}): state.stage is one of
 // ui | start | packages | ready | error, state.text says it in words, notebookShown and
 // kernelReady say which steps are done, marks holds when each milestone happened (Date.now()).
@@ -281,6 +282,7 @@
     // Traditional Chinese font, centred as in the lesson, not the Simplified or Japanese forms
     panel.node.setAttribute('lang', 'zh-TW');
     mark('panel');
+    narrowSignsInMarkdown(panel.node);
     panel.context.ready.then(() => { restoreKept(panel); report({ notebookShown: true }); });
     panel.sessionContext.ready.then(() => { earlySession = null; });   // it has one (startKernelEarly)
     refitToolbar(panel.toolbar);
@@ -425,7 +427,9 @@
     + ' background-clip: content-box; border-radius: 5px; }'
     + (window.frameElement ? '\nbody .jp-KernelStatus-spinner, body .jp-SpinnerContent { animation: none; }' : '')
     + `\nhtml:root { --jp-ui-font-family: ${FONTS}; --jp-content-font-family: ${FONTS}; }`
-    + '\n@media (pointer: coarse) { html:root { --jp-widgets-slider-handle-size: 24px; } }';
+    + '\n@media (pointer: coarse) { html:root { --jp-widgets-slider-handle-size: 24px; } }'
+    + `\n.jp-RenderedMarkdown .sd-sign { font-family: 'Liberation Sans', 'Noto Sans', 'DejaVu Sans', ${FONTS}; }`
+    + `\n.jp-RenderedMarkdown .sd-sup { font-family: 'DejaVu Sans', 'Noto Sans', ${FONTS}; }`;
   document.head.append(style);
 
   // 9. The lab keeps its contents in memory (jupyter-lite.json): a notebook left for another page
@@ -607,6 +611,57 @@
     }).observe(document.body, { subtree: true, childList: true, attributes: true,
                                 attributeFilter: ['title', 'aria-label'] });
     document.querySelectorAll(selector).forEach(translate);
+  }
+
+  // 22. Where Noto Sans CJK TC draws the notebook's text (17.), it gives × ÷ ± · − ≈ ≤ ≥ a full em,
+  // as it does ideographs: a Markdown cell's "(1 + K·c) ÷ E" read "(1 + K・c) ÷ E". The lesson and
+  // the notebook's preview wrap each in <span class="sd-sign"> as they are built
+  // (site/hooks/signs.py), and each run of superscript digits in <span class="sd-sup">; the live
+  // notebook's Markdown gets the same spans as JupyterLab renders it, drawn by the fonts the
+  // lesson's course.css names (style above). Only text: never inside code, a formula (MathJax's
+  // output), or a text still holding TeX (MathJax typesets it next, and a span would break it: its
+  // text around the formula is wrapped once MathJax has replaced the TeX).
+  const SIGNS = /([×÷±·−≈≤≥])|([⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+)/g;
+  const NOT_HERE = 'code, pre, mjx-container, math, script, style, textarea, .sd-sign, .sd-sup';
+  const TEX = /\$|\\\(|\\\[/;
+  function narrowSigns(markdown) {
+    const walker = document.createTreeWalker(markdown, NodeFilter.SHOW_TEXT);
+    const texts = [];
+    while (walker.nextNode()) {
+      const text = walker.currentNode;
+      SIGNS.lastIndex = 0;
+      if (SIGNS.test(text.data) && !TEX.test(text.data) && !text.parentElement.closest(NOT_HERE)) texts.push(text);
+    }
+    for (const text of texts) {
+      const parts = document.createDocumentFragment();
+      let at = 0;
+      for (const found of text.data.matchAll(SIGNS)) {
+        parts.append(text.data.slice(at, found.index));
+        const span = document.createElement('span');
+        span.className = found[1] ? 'sd-sign' : 'sd-sup';
+        span.textContent = found[0];
+        parts.append(span);
+        at = found.index + found[0].length;
+      }
+      parts.append(text.data.slice(at));
+      text.replaceWith(parts);
+    }
+  }
+  function narrowSignsInMarkdown(notebook) {
+    const MARKDOWN = '.jp-RenderedMarkdown';
+    new MutationObserver((records) => {
+      const changed = new Set();
+      for (const record of records) {
+        const target = record.target.nodeType === 1 ? record.target : record.target.parentElement;
+        const inside = target && target.closest(MARKDOWN);
+        if (inside) { changed.add(inside); continue; }
+        for (const node of record.addedNodes) {
+          if (node.nodeType === 1) node.querySelectorAll(MARKDOWN).forEach((m) => changed.add(m));
+        }
+      }
+      changed.forEach(narrowSigns);
+    }).observe(notebook, { subtree: true, childList: true, characterData: true });
+    notebook.querySelectorAll(MARKDOWN).forEach(narrowSigns);
   }
 
   window.specdecLab = {
