@@ -1510,57 +1510,6 @@ def lab_pages(browser, base_url, lesson):
 
 
 
-# the live notebook's Markdown cell whose source holds `arg`, scrolled into view and drawn (formulas
-# typeset): the width of each × ÷ ± · − ≈ ≤ ≥ in its text, in ems, its formulas, and its text
-# outside them
-MARKDOWN_CELL = """
-    const index = nb.content.widgets.findIndex((c) => c.model.type === 'markdown'
-                                                   && c.model.sharedModel.getSource().includes(arg));
-    return nb.content.scrollToItem(index, 'center').catch(() => null).then(() => new Promise((done) => {
-      const t0 = Date.now();
-      const look = () => {
-        const markdown = nb.content.widgets[index].node.querySelector('.jp-RenderedMarkdown');
-        const typesetting = markdown && /\\$/.test(markdown.textContent)
-          && !markdown.querySelector('mjx-container');
-        if ((!markdown || typesetting) && Date.now() - t0 < 20000) { setTimeout(look, 100); return; }
-        if (!markdown) { done('cell ' + index + ' not drawn in 20 s'); return; }
-        const em = parseFloat(win.getComputedStyle(markdown).fontSize);
-        const signs = [];
-        const walker = win.document.createTreeWalker(markdown, win.NodeFilter.SHOW_TEXT);
-        while (walker.nextNode()) {
-          const text = walker.currentNode;
-          if (text.parentElement.closest('code, mjx-container')) continue;
-          for (const found of text.data.matchAll(/[×÷±·−≈≤≥]/g)) {
-            const range = win.document.createRange();
-            range.setStart(text, found.index);
-            range.setEnd(text, found.index + 1);
-            signs.push([found[0], Math.round(100 * range.getBoundingClientRect().width / em) / 100]);
-          }
-        }
-        const plain = markdown.cloneNode(true);
-        plain.querySelectorAll('mjx-container').forEach((m) => m.remove());
-        done({signs, formulas: markdown.querySelectorAll('mjx-container').length,
-              text: plain.textContent, font: win.getComputedStyle(markdown).fontFamily});
-      };
-      look();
-    }));"""
-
-
-def test_signs_in_a_live_markdown_cell_are_drawn_narrow_and_its_formulas_still_typeset(lab_pages):
-    """Where Noto Sans CJK TC draws the notebook's text (Linux), it gave × ÷ · a full em: your_gpu's
-    "(1 + K·c) ÷ E" read "(1 + K・c) ÷ E" in the live lab, though not in the lesson or the preview
-    (site/hooks/signs.py). The lab's page script wraps them as JupyterLab renders the Markdown
-    (specdec-lab.js, 22.), and never the TeX MathJax typesets next: the cell with inline and display
-    formulas still shows each one typeset and no $ of its source."""
-    lab, _, _ = lab_pages("your_gpu.ipynb")
-    cost = lab.in_app(MARKDOWN_CELL, "TPOT")
-    assert isinstance(cost, dict), cost
-    assert [sign for sign, _ in cost["signs"]] == ["·", "÷", "·", "÷"], cost
-    assert all(width < 0.7 for _, width in cost["signs"]), cost
-    tree = lab.in_app(MARKDOWN_CELL, "一路都猜中的機率")
-    assert isinstance(tree, dict), tree
-    assert tree["formulas"] == 5 and "$" not in tree["text"], tree   # 1 display, 4 inline
-
 @pytest.mark.parametrize("notebook", LAB_PAGES)
 def test_stored_outputs_read_as_in_the_notebook_file_before_python_runs(lab_pages, notebook):
     """Before Python re-runs a cell, the live notebook shows what the file stores: no "," at the
@@ -1634,6 +1583,79 @@ def test_the_console_stays_clean_as_the_lab_loads_and_runs(lab_pages, notebook):
     unexpected = [m for m in lab.console if m["text"] not in CONSOLE_ALLOWED]
     assert unexpected == []
     assert lab.errors == []
+
+
+# the live notebook's Markdown cell whose source holds `arg`, scrolled into view and drawn (formulas
+# typeset): the width of each × ÷ ± · − ≈ ≤ ≥ in its text, in ems, its formulas, and its text
+# outside them
+MARKDOWN_CELL = """
+    const index = nb.content.widgets.findIndex((c) => c.model.type === 'markdown'
+                                                   && c.model.sharedModel.getSource().includes(arg));
+    return nb.content.scrollToItem(index, 'center').catch(() => null).then(() => new Promise((done) => {
+      const t0 = Date.now();
+      const look = () => {
+        const markdown = nb.content.widgets[index].node.querySelector('.jp-RenderedMarkdown');
+        const typesetting = markdown && /\\$/.test(markdown.textContent)
+          && !markdown.querySelector('mjx-container');
+        if ((!markdown || typesetting) && Date.now() - t0 < 20000) { setTimeout(look, 100); return; }
+        if (!markdown) { done('cell ' + index + ' not drawn in 20 s'); return; }
+        const em = parseFloat(win.getComputedStyle(markdown).fontSize);
+        const signs = [];
+        const walker = win.document.createTreeWalker(markdown, win.NodeFilter.SHOW_TEXT);
+        while (walker.nextNode()) {
+          const text = walker.currentNode;
+          if (text.parentElement.closest('code, mjx-container')) continue;
+          for (const found of text.data.matchAll(/[×÷±·−≈≤≥]/g)) {
+            const range = win.document.createRange();
+            range.setStart(text, found.index);
+            range.setEnd(text, found.index + 1);
+            signs.push([found[0], Math.round(100 * range.getBoundingClientRect().width / em) / 100]);
+          }
+        }
+        const plain = markdown.cloneNode(true);
+        plain.querySelectorAll('mjx-container').forEach((m) => m.remove());
+        done({signs, formulas: markdown.querySelectorAll('mjx-container').length,
+              text: plain.textContent, font: win.getComputedStyle(markdown).fontFamily});
+      };
+      look();
+    }));"""
+
+
+# a Markdown cell with source `arg` added after the last, rendered; its index
+ADD_MARKDOWN_CELL = """
+    nb.content.activeCellIndex = nb.content.widgets.length - 1;
+    return app.commands.execute('notebook:insert-cell-below')
+      .then(() => app.commands.execute('notebook:change-cell-to-markdown'))
+      .then(() => { nb.content.activeCell.model.sharedModel.setSource(arg); })
+      .then(() => app.commands.execute('notebook:run-cell'))
+      .then(() => nb.content.widgets.findIndex((c) => c.model.sharedModel.getSource() === arg));"""
+
+
+def test_signs_in_a_live_markdown_cell_are_drawn_narrow_and_its_formulas_still_typeset(lab_pages):
+    """Where Noto Sans CJK TC draws the notebook's text (Linux), it gave × ÷ · a full em: your_gpu's
+    "(1 + K·c) ÷ E" read "(1 + K・c) ÷ E" in the live lab, though not in the lesson or the preview
+    (site/hooks/signs.py). The lab's page script wraps them as JupyterLab renders the Markdown
+    (specdec-lab.js, 22.), and never the TeX MathJax typesets next: the cell with inline and display
+    formulas still shows each one typeset and no $ of its source; in a cell a learner writes, a
+    sign beside a formula is drawn narrow once MathJax has typeset the formula."""
+    lab, _, _ = lab_pages("your_gpu.ipynb")
+    cost = lab.in_app(MARKDOWN_CELL, "TPOT")
+    assert isinstance(cost, dict), cost
+    assert [sign for sign, _ in cost["signs"]] == ["·", "÷", "·", "÷"], cost
+    assert all(width < 0.7 for _, width in cost["signs"]), cost
+    tree = lab.in_app(MARKDOWN_CELL, "一路都猜中的機率")
+    assert isinstance(tree, dict), tree
+    assert tree["formulas"] == 5 and "$" not in tree["text"], tree   # 1 display, 4 inline
+    # a learner's cell with a sign inside a formula and one beside it, in the same line
+    index = lab.in_app(ADD_MARKDOWN_CELL, "我寫的：$a·b$ 和 K·c")
+    try:
+        mine = lab.in_app(MARKDOWN_CELL, "我寫的")
+    finally:
+        lab.in_app("nb.content.activeCellIndex = arg; return app.commands.execute('notebook:delete-cell').then(() => true);",
+                   index)
+    assert isinstance(mine, dict), mine
+    assert mine["formulas"] == 1 and "$" not in mine["text"], mine
+    assert [sign for sign, _ in mine["signs"]] == ["·"] and mine["signs"][0][1] < 0.7, mine
 
 
 FIRST_CODE_CELL = """

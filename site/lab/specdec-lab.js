@@ -656,7 +656,9 @@
         const inside = target && target.closest(MARKDOWN);
         if (inside) { changed.add(inside); continue; }
         for (const node of record.addedNodes) {
-          if (node.nodeType === 1) node.querySelectorAll(MARKDOWN).forEach((m) => changed.add(m));
+          if (node.nodeType !== 1) continue;
+          if (node.matches(MARKDOWN)) changed.add(node);
+          node.querySelectorAll(MARKDOWN).forEach((m) => changed.add(m));
         }
       }
       changed.forEach(narrowSigns);
