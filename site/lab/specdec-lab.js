@@ -282,7 +282,7 @@
     // Traditional Chinese font, centred as in the lesson, not the Simplified or Japanese forms
     panel.node.setAttribute('lang', 'zh-TW');
     mark('panel');
-    narrowSignsInMarkdown(panel.node);
+    narrowSignsInMarkdown(panel.content);
     panel.context.ready.then(() => { restoreKept(panel); report({ notebookShown: true }); });
     panel.sessionContext.ready.then(() => { earlySession = null; });   // it has one (startKernelEarly)
     refitToolbar(panel.toolbar);
@@ -647,23 +647,34 @@
       text.replaceWith(parts);
     }
   }
+  // Through JupyterLab's renderer, not a MutationObserver on the notebook: with one observing it
+  // as the notebook is first drawn, your-gpu's first live output came 0.6 s later in WebKit and
+  // 0.4 s in Firefox (benchmarks/engines.py --variant, 3 rounds, every round later); this way
+  // it did not (benchmarks/README.md). Each Markdown renderer (cells and Markdown outputs) narrows
+  // its node once it has rendered, and MathJax's typesetter each node once it has typeset it.
   function narrowSignsInMarkdown(notebook) {
-    const MARKDOWN = '.jp-RenderedMarkdown';
-    new MutationObserver((records) => {
-      const changed = new Set();
-      for (const record of records) {
-        const target = record.target.nodeType === 1 ? record.target : record.target.parentElement;
-        const inside = target && target.closest(MARKDOWN);
-        if (inside) { changed.add(inside); continue; }
-        for (const node of record.addedNodes) {
-          if (node.nodeType !== 1) continue;
-          if (node.matches(MARKDOWN)) changed.add(node);
-          node.querySelectorAll(MARKDOWN).forEach((m) => changed.add(m));
-        }
-      }
-      changed.forEach(narrowSigns);
-    }).observe(notebook, { subtree: true, childList: true, characterData: true });
-    notebook.querySelectorAll(MARKDOWN).forEach(narrowSigns);
+    const rendermime = notebook.rendermime;
+    const factory = rendermime && rendermime.getFactory('text/markdown');
+    if (factory && !factory.narrowsSigns) {
+      const createRenderer = factory.createRenderer.bind(factory);
+      factory.createRenderer = (options) => {
+        const renderer = createRenderer(options);
+        const renderModel = renderer.renderModel.bind(renderer);
+        renderer.renderModel = (model, ...rest) => renderModel(model, ...rest).then((done) => {
+          narrowSigns(renderer.node);
+          return done;
+        });
+        return renderer;
+      };
+      factory.narrowsSigns = true;
+    }
+    const typesetter = rendermime && rendermime.latexTypesetter;
+    if (typesetter && !typesetter.narrowsSigns) {
+      const typeset = typesetter.typeset.bind(typesetter);
+      typesetter.typeset = (node) => Promise.resolve(typeset(node)).then(() => narrowSigns(node));
+      typesetter.narrowsSigns = true;
+    }
+    notebook.node.querySelectorAll('.jp-RenderedMarkdown').forEach(narrowSigns);
   }
 
   window.specdecLab = {
