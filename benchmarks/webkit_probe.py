@@ -15,8 +15,8 @@ and WebKitGTK's MiniBrowser, in one run.
 3. --ab: WebKit visits of the same page with variants of it, interleaved round by round: the first
    live output and the CPU seconds until it, of every MiniBrowser process and of Mesa's llvmpipe
    threads (WebKitGTK under Xvfb composites each frame on the CPU), medians. A variant is
-   MiniBrowser's environment and/or style put into the pages as they are served (still, pagestill:
-   the lesson page; labstill: the lab's frame; covered, away: the frame hidden) or a second site:
+   MiniBrowser's environment and/or style put into the pages as they are served (still, pagestill,
+   flat: the lesson page; labstill: the lab's frame; covered, away: the frame hidden) or a second site:
    what keeps WebKit compositing frames while Python starts. MiniBrowser's environment takes
    JavaScriptCore's options: 'one:;three:JSC_numberOfWasmCompilerThreads=3' showed that on a
    2-core machine (one WebAssembly compiler thread, JSC's default of cores - 1) numpy's first
@@ -167,7 +167,10 @@ LAB_STILL = style("*, *::before, *::after { animation: none !important; transiti
 COVERED = style(".sd-lab__body:has(.sd-lab__preview) > .sd-lab__frame { visibility: hidden; }")
 AWAY = style(".sd-lab__frame { visibility: hidden !important; }")        # (a bound: never shown)
 PAGE_STILL = LAB_STILL                                                    # every animation of the lesson page
-LESSON_VARIANTS = {"still": STILL, "covered": COVERED, "away": AWAY, "pagestill": PAGE_STILL}
+# no scroll container and no mask in the lesson (each inline formula, display formula and wide table is one)
+FLAT = style(".md-typeset math, .md-typeset .sd-math, .md-typeset__scrollwrap, .md-typeset [data-sd-scroll] {"
+             " overflow: visible !important; -webkit-mask-image: none !important; mask-image: none !important; }")
+LESSON_VARIANTS = {"still": STILL, "covered": COVERED, "away": AWAY, "pagestill": PAGE_STILL, "flat": FLAT}
 # WebKit has no requestIdleCallback; JupyterLab's stand-in runs an idle callback 1 ms later, so the
 # notebook's cells are laid out one after another while Python starts. This one waits the timeout
 # the caller gave (JupyterLab's cell rendering: 3 s)
@@ -414,7 +417,8 @@ def main(argv=None) -> int:
     parser.add_argument("--ab", help="WebKit only: variants to interleave, ';'-separated, each "
                         "'name:' and a ','-separated list of KEY=VAL (MiniBrowser's environment) and of "
                         "still (the lesson's meter does not move), pagestill (no animation or transition "
-                        "in the lesson page), labstill (none in the lab's frame), covered (the lab's frame "
+                        "in the lesson page), flat (no formula, table or wide block of the lesson is a scroll container "
+                        "or masked), labstill (none in the lab's frame), covered (the lab's frame "
                         "hidden while the notebook's preview covers it), away (the frame never shown), "
                         "site-b; e.g. 'base:;still:still;labstill:still,labstill'")
     parser.add_argument("--rounds", type=int, default=2)

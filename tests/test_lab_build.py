@@ -402,6 +402,26 @@ def test_the_english_the_labs_page_script_translates_has_its_chinese_in_the_cour
     assert [(domain, msgid) for domain, msgid in wanted if msgid not in course.get(domain, {})] == []
 
 
+def test_the_labs_page_script_narrows_the_lessons_signs_in_the_lessons_fonts():
+    """site/lab/specdec-lab.js (22.) wraps in the live lab's Markdown what site/hooks/signs.py wraps
+    in the lesson, and its style draws the spans with course.css's fonts: the three keep one set of
+    signs and one font list, or a sign added to one is drawn full width in the other."""
+    sys.path.insert(0, str(ROOT / "site" / "hooks"))
+    try:
+        signs = importlib.import_module("signs")
+    finally:
+        sys.path.remove(str(ROOT / "site" / "hooks"))
+    script = (ROOT / "site" / "lab" / "specdec-lab.js").read_text(encoding="utf-8")
+    css = (ROOT / "site" / "assets" / "course.css").read_text(encoding="utf-8")
+    assert re.search(r"const SIGN = /\[(.+?)\]/;", script).group(1) == signs.SIGNS + signs.SUPERSCRIPTS
+    assert re.search(r"const SIGNS = /\(\[(.+?)\]\)\|\(\[(.+?)\]\+\)/g;", script).groups() == (
+        signs.SIGNS, signs.SUPERSCRIPTS)
+    for name in ("sd-sign", "sd-sup"):
+        lesson = re.search(r"\.md-typeset \.%s \{\s*font-family: (.+), var\(--md-text-font-family\);" % name, css)
+        lab = re.search(r"\.jp-RenderedMarkdown \.%s \{ font-family: (.+), \$\{FONTS\}; \}" % name, script)
+        assert lab.group(1).replace("'", '"') == lesson.group(1), name
+
+
 # build: the lab as a browser gets it --------------------------------------------------------------
 
 @pytest.fixture(scope="module")

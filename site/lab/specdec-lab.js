@@ -621,6 +621,9 @@
   // lesson's course.css names (style above). Only text: never inside code, a formula (MathJax's
   // output), or a text still holding TeX (MathJax typesets it next, and a span would break it: its
   // text around the formula is wrapped once MathJax has replaced the TeX).
+  // (the same signs and superscripts as site/hooks/signs.py's SIGNS and SUPERSCRIPTS, the same
+  // fonts as course.css's .sd-sign and .sd-sup: tests/test_lab_build.py checks that they agree)
+  const SIGN = /[×÷±·−≈≤≥⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]/;
   const SIGNS = /([×÷±·−≈≤≥])|([⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]+)/g;
   const NOT_HERE = 'code, pre, mjx-container, math, script, style, textarea, .sd-sign, .sd-sup';
   const TEX = /\$|\\\(|\\\[/;
@@ -629,8 +632,7 @@
     const texts = [];
     while (walker.nextNode()) {
       const text = walker.currentNode;
-      SIGNS.lastIndex = 0;
-      if (SIGNS.test(text.data) && !TEX.test(text.data) && !text.parentElement.closest(NOT_HERE)) texts.push(text);
+      if (SIGN.test(text.data) && !TEX.test(text.data) && !text.parentElement.closest(NOT_HERE)) texts.push(text);
     }
     for (const text of texts) {
       const parts = document.createDocumentFragment();
