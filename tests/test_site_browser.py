@@ -970,6 +970,39 @@ def test_the_lab_button_steps_aside_while_the_learner_reads_down(open_lesson):
     assert page.locator(".sd-lab").is_visible()
 
 
+def test_the_lab_button_steps_aside_from_the_toy_the_learner_uses_under_it(open_lesson):
+    """At the top of lesson 1 on a phone the floating button lay over the toy's 5th column, and
+    抽一輪's 5th tile came out under it: a tap in a widget the button lies over, or the keyboard's
+    focus there, sends it aside (lab-panel.js), and a scroll up brings it back; a tap elsewhere
+    leaves it where it is."""
+    page = open_lesson("", width=390, has_touch=True, is_mobile=True)
+    button = page.locator(".sd-lab-open")
+    where = button.evaluate("b => { const r = b.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; }")
+    toy_under = "([x, y]) => !!document.elementsFromPoint(x, y).find((e) => e.matches('.sd-toy'))"
+    aside = "() => document.querySelector('.sd-lab-open').getBoundingClientRect().top >= 844"
+    back = "() => document.querySelector('.sd-lab-open').getBoundingClientRect().bottom <= 844"
+    assert page.evaluate(toy_under, where), "the toy is not under the button at the page's top: nothing to test"
+
+    page.locator(".md-typeset h1").tap()               # text, not a widget: the button stays
+    page.wait_for_timeout(300)
+    assert page.evaluate(back)
+    page.locator(".sd-toy__draw").tap()
+    page.wait_for_function(aside, timeout=5000)
+    assert page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('.sd-toy') !== null", where)
+
+    page.mouse.wheel(0, 300)
+    page.mouse.wheel(0, -200)
+    page.wait_for_function(back, timeout=5000)
+    assert page.evaluate(toy_under, where)
+    page.locator(".sd-toy__slider").focus()
+    page.wait_for_function(aside, timeout=5000)
+    page.mouse.wheel(0, 300)
+    page.mouse.wheel(0, -200)
+    page.wait_for_function(back, timeout=5000)
+    button.tap()
+    assert page.locator(".sd-lab").is_visible()
+
+
 def test_back_closes_the_lab_on_a_phone_and_the_next_back_leaves_the_page(open_lesson, base_url):
     """The lab open over the lesson on a phone is a view to the learner, not a page: Android's Back
     left the lesson for the page before. Back closes it (lab-panel.js), the lesson where it was,

@@ -76,6 +76,19 @@
     document.body.classList.toggle("sd-reading-on", y > lastScrollY && y > 0);
     lastScrollY = y;
   }, { passive: true });
+  // It also steps aside when the learner uses a toy or a quiz it lies over: at the top of lesson 1
+  // on a phone it sat over the toy's 5th column, and 抽一輪's 5th tile came out under it.
+  function asideFrom(event) {
+    const widget = event.target.closest && event.target.closest(".sd-toy, .sd-quiz");
+    const button = document.querySelector(".sd-lab-open");
+    if (!widget || !button) return;
+    const a = widget.getBoundingClientRect(), b = button.getBoundingClientRect();   // (0 × 0 when not shown)
+    if (b.width && a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) {
+      document.body.classList.add("sd-reading-on");
+    }
+  }
+  document.addEventListener("pointerdown", asideFrom, { passive: true });
+  document.addEventListener("focusin", asideFrom);
 
   // the lesson keeps LESSON_ROOM px beside the panel (its navigation and a readable column: at
   // 1440 px the text stays ~480 px wide), and the panel at most 70% of the window
