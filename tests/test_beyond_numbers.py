@@ -98,7 +98,11 @@ def test_the_models_and_the_corpus():
 def test_a_greedy_counts():
     checks = [greedy(k) for k in (1, 4, 8)]
     prompts, n_tokens = checks[0].prompts, checks[0].n_tokens
-    says(f"實驗場拿語料中 {prompts} 個不同的 4 字開頭當 prompt，各寫 {n_tokens} 個字，K 分別取 1、4、8", LOSSLESS, L)
+    slices = inspect.signature(lx.greedy_prompts).parameters
+    width, stride = slices["width"].default, slices["stride"].default
+    assert len(set(lx.greedy_prompts())) == prompts
+    says(f"實驗場從語料每段每隔 {stride} 個字取一段 {width} 個字，去掉重複，得到 {prompts} 個 prompt，"
+         f"各寫 {n_tokens} 個字，K 分別取 1、4、8", LOSSLESS, L)
     identical = {c.identical for c in checks}
     assert len(identical) == 1, "the lesson says all three K give the same count"
     says(f"三種 K 都是 **{identical.pop()} / {prompts} 完全相同**", LOSSLESS, L)
