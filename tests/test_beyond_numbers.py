@@ -141,6 +141,22 @@ def test_b_chi_square_table():
         says(str(sampling(name)), out, "lossless.ipynb")
 
 
+def test_b_the_drawn_context_is_one_of_many():
+    """The figure draws the correct rule's first context: lesson and notebook say its own p and
+    how far its most over-drawn character is from the expected count ("近一倍")."""
+    context, visits, result = correct_sampling().test.per_context[0]
+    says(f"畫出來的「{context}」那組 p = {result.p_value:.2f}", LOSSLESS, L)
+    nb = json.loads((ROOT / "notebooks" / "lossless.ipynb").read_text(encoding="utf-8"))
+    markdown = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    says(f"這一組的 p 約 {result.p_value:.2f}", markdown, "lossless.ipynb")
+    ratios = {str(label): o / e for label, o, e in zip(result.labels, result.observed, result.expected)
+              if str(label) != "其他"}
+    top = max(ratios, key=ratios.get)
+    assert 1.7 < ratios[top] < 2.0, ratios
+    says(f"其中「{top}」比期望多了近一倍", LOSSLESS, L)
+    assert result.p_value > 0.01 and correct_sampling().test.p_value > 0.05
+
+
 def test_c_alpha_table():
     rows = table(LOSSLESS, "| 草稿（量到的 α） |")
     assert len(rows) == 3

@@ -142,7 +142,7 @@ def test_every_code_cell_ran(fresh):
 
 # its outputs say what the lesson says ----------------------------------------------------------
 
-MC_LINE = re.compile(r"α=(?P<alpha>[\d.]+), K=(?P<k>\d+): 模擬 (?P<rounds>[\d,]+) 輪平均 (?P<mean>[\d.]+)，\s*"
+MC_LINE = re.compile(r"α = (?P<alpha>[\d.]+)、K = (?P<k>\d+)：模擬 (?P<rounds>[\d,]+) 輪平均 (?P<mean>[\d.]+)，\s*"
                      r"閉式解 (?P<closed>[\d.]+)，標準誤 (?P<se>[\d.]+)，z = (?P<z>[-+\d.]+)")
 
 

@@ -439,7 +439,7 @@ def test_slider_panel_carries_widget_and_static_png_and_redraws():
 def test_slider_panel_prints_above_the_figure_and_shows_errors():
     panel = plotting.explore_tokens(alpha=0.8, k=5, rounds=1000)
     printed, figure = panel.output.outputs
-    assert printed["name"] == "stdout" and "α=0.8, K=5" in printed["text"]
+    assert printed["name"] == "stdout" and "α = 0.8、K = 5：" in printed["text"]
     assert "image/png" in figure["data"]
 
     def broken(alpha):

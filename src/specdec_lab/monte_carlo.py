@@ -81,7 +81,7 @@ class MonteCarloCheck:
 
     def __str__(self) -> str:
         return (
-            f"α={self.alpha:g}, K={self.k}: 模擬 {self.rounds:,} 輪平均 {self.mean:.4f}，\n"
+            f"α = {self.alpha:g}、K = {self.k}：模擬 {self.rounds:,} 輪平均 {self.mean:.4f}，\n"
             f"閉式解 {self.closed_form:.4f}，標準誤 {self.std_error:.4f}，z = {self.z:+.2f}"
         )
 

@@ -20,7 +20,7 @@ from ..vllm import measured_crossover
 
 def transition_figure(test, index: int = 0) -> Figure:
     """One context of a ``specdec_lab.lossless.transition_test``: how often each next character
-    came out (bars) against how often the target's exact probabilities say it should (◇)."""
+    came out (bars) against how often the target's exact probabilities say it should (◆)."""
     context, visits, result = test.per_context[index]
     order = np.argsort(-result.expected)
     labels = [str(result.labels[i]) if result.labels[i] != "\n" else "↵" for i in order]
