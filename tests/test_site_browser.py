@@ -306,6 +306,25 @@ def test_the_toys_formula_stays_on_one_line(open_lesson, width):
     assert toy.locator(".sd-toy__expr").evaluate(one_line) == 1
 
 
+def test_the_toys_formula_at_alpha_one_is_not_zero_over_zero(open_lesson):
+    """The screenshot review read "(1 − α⁶)/(1 − α) = 6.00" at α = 1.00, which is 0 / 0: there the
+    toy says every draft is accepted, K + 1; one step below, the fraction again."""
+    page = open_lesson("", seed=5)
+    toy = page.locator(".sd-toy")
+    slider = toy.locator("input[type=range]")
+    expr = toy.locator(".sd-toy__expr")
+    slider.focus()
+    page.keyboard.press("End")
+    assert slider.input_value() == "1"
+    assert expr.inner_text() == f"α = 1，全部接受：K + 1 = {K + 1:.2f}"
+    toy.get_by_role("button", name="抽一輪").click()
+    assert toy_round(page)["tally"].endswith(f"公式 α = 1，全部接受：K + 1 = {K + 1:.2f}。")
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    assert slider.input_value() == "0.95"
+    assert expr.inner_text().startswith("(1 − α")
+
+
 def test_toy_running_mean_matches_the_closed_form(open_lesson):
     page = open_lesson("", seed=2024)
     toy = page.locator(".sd-toy")

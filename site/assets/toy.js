@@ -175,10 +175,11 @@
       tally.counts[round.produced - 1] += 1;
     }
 
-    /* "(1 − α⁶) / (1 − α) = 2.94", kept on one line (a line break inside it reads as two things) */
+    /* "(1 − α⁶) / (1 − α) = 2.94", kept on one line (a line break inside it reads as two things);
+       at α = 1 that is 0 / 0, and every draft is accepted: K + 1 */
     function formulaText(value) {
-      return el("span", { className: "sd-toy__expr" },
-        ["(1 − α", el("sup", { text: String(k + 1) }), ") / (1 − α) = ", value]);
+      return el("span", { className: "sd-toy__expr" }, alpha >= 1 ? ["α = 1，全部接受：K + 1 = ", value]
+        : ["(1 − α", el("sup", { text: String(k + 1) }), ") / (1 − α) = ", value]);
     }
 
     function renderTally() {
