@@ -315,7 +315,7 @@ def test_tree_table():
     small, big = min(trees), max(trees)
     says(f"從 {small} 個加到 {big} 個，每輪只從 {trees[small]:.2f} 變成 {trees[big]:.2f}", YOUR_GPU, G)
     out = stored_outputs("your_gpu.ipynb")
-    says(f"最划算的 {depth} 個節點： {best_tree(acc, depth)}", out, "your_gpu.ipynb")
+    says(f"最划算的 {depth} 個節點：{best_tree(acc, depth)}", out, "your_gpu.ipynb")
 
 
 def test_crossover_and_max_num_seqs():

@@ -88,10 +88,10 @@ SPACE_AFTER_FULL_WIDTH = re.compile(r"[。，、；：！？](?:\*\*)? (?=[^\s|]
 
 
 def test_no_space_after_full_width_punctuation_in_what_learners_read():
-    """In the lessons, the notebooks' Markdown and the widgets (the stored outputs line up their
-    labels with it: "投機解碼寫出： 產生…", the package's own printing)."""
+    """In the lessons, the notebooks' Markdown and stored outputs, and the widgets (the outputs read
+    "投機解碼寫出： 產生…" and "2-gram 草稿： α ≈ 0.489" where print() put a space after a label)."""
     found = {where: [text[max(0, m.start() - 8):m.end() + 6] for m in SPACE_AFTER_FULL_WIDTH.finditer(text)]
-             for where, text in texts_learners_read(instead="x") if not where.endswith("output")}
+             for where, text in texts_learners_read(instead="x")}
     assert {where: spots for where, spots in found.items() if spots} == {}
 
 

@@ -280,6 +280,18 @@ def test_recommended_k_iid_uses_eq1_and_positional_uses_measured_rates():
     assert "建議 K" in str(falling) and "不是 α" in str(falling)
 
 
+def test_the_knee_is_said_only_where_it_is_below_the_recommended_k():
+    """your_gpu read "建議 K = 3 …；曲線在 K = 3 已達最高點的 95%", which a reviewer read as a second,
+    different advice: the knee is named only when a smaller K already gives 95 % of the best."""
+    from specdec_lab.vllm.examples import EXAMPLE_METRICS, EXAMPLE_REAL_LOG
+    same = estimate_alpha(parse_metrics(EXAMPLE_METRICS), draft_cost=0.05)
+    assert same.knee_k == same.recommended_k == 3
+    assert str(same).splitlines()[-1].endswith("實測各位置接受率）")
+    below = estimate_alpha(parse_metrics(EXAMPLE_REAL_LOG), draft_cost=0.05)
+    assert (below.knee_k, below.recommended_k) == (3, 4)
+    assert str(below).splitlines()[-1].endswith("；K = 3 就已有最高加速的 95%，再往上每多猜一個只多一點")
+
+
 def test_short_ngram_drafts_are_flagged():
     est = estimate_alpha(parse_metrics(fixture("metrics_ngram_short_drafts_k5.txt")))
     assert not est.full_length_drafts

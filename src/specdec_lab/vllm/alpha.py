@@ -75,11 +75,12 @@ class AlphaEstimate:
         if not self.full_length_drafts:
             lines.append("注意：有些輪的草稿不滿 K 個（ngram 常見），後面位置的條件接受率因此偏低，是下限")
         if self.recommended_k is not None:
-            lines.append(
-                f"草稿成本 {self.draft_cost:.2g} 下建議 K = {self.recommended_k}（加速 {self.expected_speedup:.2f}×，"
-                f"{'公式 1' if self.method == 'iid' else '實測各位置接受率'}）；"
-                f"曲線在 K = {self.knee_k} 已達最高點的 {KNEE_FRACTION:.0%}"
-            )
+            advice = (f"草稿成本 {self.draft_cost:.2g} 下建議 K = {self.recommended_k}（加速 {self.expected_speedup:.2f}×，"
+                      f"{'公式 1' if self.method == 'iid' else '實測各位置接受率'}）")
+            if self.knee_k < self.recommended_k:     # (when they are equal, it says nothing more)
+                advice += (f"；K = {self.knee_k} 就已有最高加速的 {KNEE_FRACTION:.0%}，"
+                           "再往上每多猜一個只多一點")
+            lines.append(advice)
         return "\n".join(lines)
 
 
