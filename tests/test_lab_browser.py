@@ -792,6 +792,9 @@ def test_a_lesson_preview_without_the_lab_says_so_and_keeps_the_notebooks_previe
         assert "make serve" in status.inner_text()
         assert lab.page.locator(".sd-lab__progress.is-error").count() == 1
         assert lab.page.locator(".sd-lab__preview").is_visible()
+        # and it does not promise the live notebook ("Python 就緒後，這裡換成可以執行的筆記本")
+        note = lab.page.locator(".sd-lab__preview .sd-nb__note")
+        assert note.count() == 1 and not note.is_visible()
     finally:
         context.close()
 

@@ -150,6 +150,7 @@
         let isLab = true;
         try { isLab = !!frame.contentDocument.getElementById("jupyter-config-data"); } catch (e) { /* cannot tell */ }
         if (!isLab) {
+          panel.classList.add("sd-lab--no-lab");    // (the preview's "Python 就緒後…" note goes: lab-panel.css)
           render({ stage: "error", keepPreview: true,
                    text: "這裡沒有實驗場：這份預覽只組了課文（mkdocs serve）。要連同實驗場一起看，用 make serve。" });
         }
