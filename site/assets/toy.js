@@ -105,7 +105,12 @@
     const output = el("p", { className: "sd-toy__output" });
     const status = el("p", { className: "sd-visually-hidden", role: "status", "aria-live": "polite" });
     const tallyText = el("p", { className: "sd-toy__tally" });
-    const bars = el("div", { className: "sd-toy__bars", "aria-hidden": "true" });
+    const bars = el("div", { className: "sd-toy__bars" });
+    // what the bars and their marks are (the tally's text says the same in numbers)
+    const chart = el("div", { className: "sd-toy__chart", "aria-hidden": "true" }, [bars,
+      el("p", { className: "sd-toy__legend" }, [
+        el("span", { className: "sd-toy__key sd-toy__key--fill" }), "抽到的比例 ",
+        el("span", { className: "sd-toy__key sd-toy__key--theory" }), "公式"])]);
 
     const group = el("section", { className: "sd-toy__box", "aria-labelledby": id + "-title" }, [
       el("div", { className: "sd-toy__head" }, [
@@ -118,7 +123,7 @@
       el("p", { className: "sd-toy__prefix" }, ["前文：", prefix, "…（草稿接著猜 " + k + " 個字）"]),
       el("div", { className: "sd-toy__scroll" }, [table]),
       output,
-      el("div", { className: "sd-toy__stats" }, [tallyText, bars]),
+      el("div", { className: "sd-toy__stats" }, [tallyText, chart]),
       status,
     ]);
     root.replaceChildren(group);
