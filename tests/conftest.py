@@ -1,6 +1,6 @@
 """Test layers: every test is `fast` unless its module or function is marked `build` or `browser`.
 
-    pytest -m fast        # the package, quiz format, build helpers: about half a minute
+    pytest -m fast        # the package, quiz format, build helpers: about a minute
     pytest -m build       # site build, lab build, notebooks executed in CPython
     pytest -m browser     # headless Chromium against the served site
 """
