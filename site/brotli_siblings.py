@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
+import tempfile
 from pathlib import Path
 
 from lab import fetch
@@ -36,9 +37,10 @@ def compressed(data: bytes) -> bytes:
             return body
     body = brotli.compress(data, quality=11)
     cache.mkdir(parents=True, exist_ok=True)
-    partial = entry.with_suffix(".part")
-    partial.write_bytes(body)
-    partial.replace(entry)                       # a new entry, complete or absent
+    # a name of its own: two builds at once (the test suite's workers) may compress the same file
+    with tempfile.NamedTemporaryFile(dir=cache, suffix=".part", delete=False) as partial:
+        partial.write(body)
+    Path(partial.name).replace(entry)            # a new entry, complete or absent
     return body
 
 
