@@ -221,6 +221,34 @@ def test_toy_draws_consistent_rounds_on_click(open_lesson):
     shot(page, "toy-after-clicks", toy)
 
 
+# each discarded guess of the round on screen: its text, line, border style, and the verdict under it
+DISCARDED_DRAFTS = """() => {
+  const rows = document.querySelectorAll('.sd-toy tbody tr');
+  return [...rows[0].querySelectorAll('td')].flatMap((td, i) => td.dataset.state !== 'discard' ? [] : [{
+    text: td.textContent, line: getComputedStyle(td).textDecorationLine,
+    border: getComputedStyle(td).borderTopStyle, verdict: rows[2].querySelectorAll('td')[i].textContent}]);
+}"""
+
+
+def test_a_discarded_guess_is_marked_without_a_line_through_it(open_lesson):
+    """A line through Chinese reads as other characters (成 as 戍; ， and 。, set mid-em in
+    Traditional Chinese fonts, as "-o-"): a discarded guess is grey in a dotted box with 丟棄
+    under it, and not struck through, words and punctuation alike."""
+    page = open_lesson("", seed=3)
+    draw = page.locator(".sd-toy").get_by_role("button", name="抽一輪")
+    seen = []
+    for _ in range(200):                      # about one round in ten discards a ， or 。
+        draw.click()
+        seen += page.evaluate(DISCARDED_DRAFTS)
+        texts = {d["text"] for d in seen}
+        if texts & {"，", "。"} and texts - {"，", "。"}:
+            break
+    assert {d["text"] for d in seen} & {"，", "。"}, seen
+    assert {(d["line"], d["border"], d["verdict"].strip()) for d in seen} == {("none", "dotted", "− 丟棄")}, seen
+    page.wait_for_timeout(800)              # the cells' reveal animation ends before the screenshot
+    shot(page, "toy-discarded-punctuation", page.locator(".sd-toy"))
+
+
 def test_toy_answers_keys(open_lesson):
     page = open_lesson("", seed=11)
     toy = page.locator(".sd-toy")
