@@ -2,7 +2,10 @@
 
     pytest -m fast        # the package, quiz format, build helpers: about a minute
     pytest -m build       # site build, lab build, notebooks executed in CPython
-    pytest -m browser     # headless Chromium against the served site
+    pytest -m browser     # headless Chromium, Firefox ESR and WebKitGTK against the served site
+
+Test files are shared out to one worker a core (pytest-xdist, pyproject's addopts); `pytest -n 0`
+runs them in one process (with -s, to see what a test prints).
 """
 import pytest
 
