@@ -185,6 +185,13 @@ def toy_round(page):
         }; }""")
 
 
+# before a screenshot: the toy's cells have appeared and the header's title has changed (their CSS
+# animations and transitions ended); a screenshot taken sooner showed half a round, or the header's
+# two titles crossfading ("投機解碼互動課程後驗"). The lab's frame is another document: not waited for.
+MOTION_ENDED = """() => !document.getAnimations().some((a) => a.playState === 'running' && a.effect
+    && a.effect.target && a.effect.target.closest('.sd-toy, .md-header'))"""
+
+
 def check_round(r):
     accepted = r["states"].count("accept")
     assert len(r["states"]) == K
