@@ -27,8 +27,8 @@ from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, bro
                                 press_keys_through_the_start, stream_texts_of)
 from support.server import serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
-from test_site_browser import (LESSON_PAGES, MOTION_ENDED, SEEDED_RANDOM, check_round, rounds_drawn, toy_round,
-                               toy_cells_overflowing)
+from test_site_browser import (LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round,
+                               toy_cells_overflowing, wait_for_motion_to_end)
 
 pytestmark = pytest.mark.browser
 
@@ -228,7 +228,7 @@ def test_toy_answers_clicks(open_page):
     page.click(".sd-toy .sd-toy__many")
     assert rounds_drawn(page) == before + 120
     page.evaluate("() => document.querySelector('.sd-toy').scrollIntoView()")
-    wait_until(lambda: page.evaluate(MOTION_ENDED), 10, step=0.1, what="the toy's and the header's motion ended")
+    wait_for_motion_to_end(page)
     page.screenshot(SHOTS / "firefox-toy.png")
 
 

@@ -22,6 +22,7 @@ from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_STAR
                                SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED, WIDE_TABLES,
                                check_display_formulas, check_wide_tables, signs_not_narrow)
 from support.fonts_drawn import fonts_drawing_each
+from support.lab import wait_until
 from support.server import chromium, open_page, serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_lessons
 
@@ -192,6 +193,11 @@ MOTION_ENDED = """() => !document.getAnimations().some((a) => a.playState === 'r
     && a.effect.target && a.effect.target.closest('.sd-toy, .md-header'))"""
 
 
+def wait_for_motion_to_end(page) -> None:
+    """Before a screenshot (a Playwright, Firefox or WebKit page: each has evaluate)."""
+    wait_until(lambda: page.evaluate(MOTION_ENDED), 10, step=0.1, what="the toy's and the header's motion ended")
+
+
 def check_round(r):
     accepted = r["states"].count("accept")
     assert len(r["states"]) == K
@@ -252,7 +258,7 @@ def test_a_discarded_guess_is_marked_without_a_line_through_it(open_lesson):
             break
     assert {d["text"] for d in seen} & {"，", "。"}, seen
     assert {(d["line"], d["border"], d["verdict"].strip()) for d in seen} == {("none", "dotted", "− 丟棄")}, seen
-    page.wait_for_timeout(800)              # the cells' reveal animation ends before the screenshot
+    wait_for_motion_to_end(page)
     shot(page, "toy-discarded-punctuation", page.locator(".sd-toy"))
 
 

@@ -36,7 +36,7 @@ from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
 from support.webkit import PageCrashed, WebKitLab, jsc_segfaults, serve_recorded, webkit
 from test_firefox import (LABELS, LAB_PAGES, MEASURE_PREVIEW, QUIZ_STATE,
                           answered, mounted, option)
-from test_site_browser import LESSON_PAGES, MOTION_ENDED, SEEDED_RANDOM, check_round, rounds_drawn, toy_round
+from test_site_browser import LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round, wait_for_motion_to_end
 
 pytestmark = pytest.mark.browser
 
@@ -223,7 +223,7 @@ def test_toy_answers_clicks_and_keys(open_page):
     r = toy_round(page)
     assert r["states"] == ["accept"] * 5 and r["produced"] == 6 and r["plus"] == "bonus"
     page.evaluate("() => document.querySelector('.sd-toy').scrollIntoView()")
-    wait_until(lambda: page.evaluate(MOTION_ENDED), 10, step=0.1, what="the toy's and the header's motion ended")
+    wait_for_motion_to_end(page)
     page.screenshot(SHOTS / "webkit-toy.png")
 
 
