@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from specdec_lab import monte_carlo_check
+from support.cjk_lines import OPTIONS_IN_TOC
 from support.fonts_drawn import fonts_drawing
 from support.lab import PAINTED, ROOT, LabPage, serve_site, wait_until
 from support.lab_checks import (FOCUSED, IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, KEYS_IN_LESSON,
@@ -1199,6 +1200,24 @@ def test_a_lab_page_does_not_reflow_as_its_panel_comes_in(browser, base_url, pat
         assert sum(shifts) < 0.1, f"{path or 'lesson 1'}: layout shifts {shifts}"
         if layout.get("width"):     # a width kept from a wider window: the lesson keeps 720 px
             assert page.locator(".sd-lab").bounding_box()["width"] == pytest.approx(min(layout["width"], 720), abs=1)
+    finally:
+        context.close()
+
+
+def test_an_option_in_the_table_of_contents_stays_on_one_line(browser, base_url):
+    """With the panel folded, your-gpu's table of contents shows at 1440; it repeats a heading as
+    plain text, and broke "設定 --max-num-seqs" into "設定 --" / "max-num-seqs" (the lesson text keeps
+    an option whole, the TOC had no <code> to say it was one)."""
+    context = fake_lab_context(browser)
+    context.add_init_script("localStorage.setItem('specdec-lab:layout', JSON.stringify({folded: true}));")
+    try:
+        page = context.new_page()
+        page.goto(base_url + "your-gpu/")
+        page.locator(".sd-lab-open").wait_for(state="visible", timeout=30_000)
+        page.wait_for_function("document.fonts.status === 'loaded'", timeout=30_000)
+        options = page.evaluate(OPTIONS_IN_TOC)
+        assert "--max-num-seqs" in [o["option"] for o in options], options      # the TOC is shown
+        assert [o for o in options if len(o["tops"]) != 1] == [], options
     finally:
         context.close()
 

@@ -14,7 +14,7 @@ from tex_mathml import (MathError, linear_text, tex_to_mathml, tex_to_mathml_htm
                         wrong_child_counts)
 from toy_fallback import example_round, fill_toys  # noqa: E402
 from notebook_preview import preview_html, preview_name  # noqa: E402
-from punctuation import keep_with_punctuation  # noqa: E402
+from punctuation import keep_options_in_title, keep_with_punctuation  # noqa: E402
 from signs import narrow_signs  # noqa: E402
 
 
@@ -134,6 +134,18 @@ def test_a_command_line_option_stays_on_one_line(before, after):
     html = keep_with_punctuation(before)
     assert html == after
     assert _text(html) == _text(before)
+
+
+@pytest.mark.parametrize("title, after", [
+    ("步驟 6：找出你的交叉點，設定 --max-num-seqs", '步驟 6：找出你的交叉點，設定 <span class="sd-opt">--max-num-seqs</span>'),
+    ("用 --num-speculative-tokens 調 K", '用 <span class="sd-opt">--num</span>-speculative-tokens 調 K'),
+    ("-tp 與 --max-num-seqs", '<span class="sd-opt">-tp</span> 與 <span class="sd-opt">--max-num-seqs</span>'),
+    ("K-1、α-β、2 - 1 與 —", "K-1、α-β、2 - 1 與 —"),    # hyphens that start no option
+])
+def test_an_option_in_a_table_of_contents_entry_stays_on_one_line(title, after):
+    """The TOC shows a heading as plain text, no <code>: "--max-num-seqs" broke there at its hyphens."""
+    assert keep_options_in_title(title) == after
+    assert _text(after) == title
 
 
 def test_signs_in_running_text_are_marked_to_be_drawn_narrow():

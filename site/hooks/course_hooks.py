@@ -8,7 +8,8 @@
   the build with `lessons/xyz.md:LINE: 訊息`.
 - on_page_content: put the rendered quizzes in place, give the toy its no-JS example round
   (toy_fallback.py), turn arithmatex's TeX into MathML (tex_mathml.py), keep each inline formula
-  or code on one line with the Chinese punctuation beside it (punctuation.py), mark × ÷ ± · − ≈ ≤ ≥
+  or code on one line with the Chinese punctuation beside it, and a command-line option on one
+  line in the table of contents too (punctuation.py), mark × ÷ ± · − ≈ ≤ ≥
   to be drawn narrow (signs.py, the notebook previews too); end every page with
   its marker for progress.js (which page this is, where the site's root is) and note its quizzes.
 - on_post_page: fill the course-wide progress view (`<div class="sd-progress"></div>` in a lesson)
@@ -31,7 +32,7 @@ from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 from notebook_preview import preview_html, preview_name
-from punctuation import keep_with_punctuation
+from punctuation import keep_options_in_title, keep_with_punctuation
 from quiz_format import QuizError, find_quizzes, render_quiz
 from signs import narrow_signs
 from tex_mathml import MathError, stray_dollar_lines, stray_dollars, tex_to_mathml_html
@@ -131,7 +132,16 @@ def on_page_content(html, page, config, files):
             from None
     _check_dollars(html, page, config)
     html += PAGE_MARK.format(page=page.url, root=get_relative_url("", page.url) or ".")
+    _keep_options_in_toc(page.toc)
     return _typeset(html)
+
+
+def _keep_options_in_toc(items) -> None:
+    """The table of contents shows each heading's text with no <code>: a command-line option in
+    it is kept on one line there too (punctuation.keep_options_in_title)."""
+    for item in items:
+        item.title = keep_options_in_title(item.title)
+        _keep_options_in_toc(item.children)
 
 
 def _check_dollars(html: str, page, config) -> None:

@@ -28,7 +28,9 @@ Inline code that starts with hyphens (a command-line option, `--max-num-seqs`) i
 line (<span class="sd-opt">--max-num-seqs</span>; course.css: nowrap): the browser may break a
 line after any hyphen, and broke one right after the leading "--", another into "--max-num-" /
 "seqs" in a heading. An option longer than OPTION_WHOLE characters keeps only its hyphens with
-its first word, and may break at its later hyphens.
+its first word, and may break at its later hyphens. The table of contents repeats a heading as
+plain text, with no <code> around its option: keep_options_in_title(title) keeps the option there
+the same way (the TOC beside your-gpu broke "設定 --max-num-seqs" into "--max-num-" / "seqs").
 """
 from __future__ import annotations
 
@@ -102,3 +104,14 @@ def keep_with_punctuation(html: str) -> str:
         last = pre.end()
     out.append(_running_text(html[last:]))
     return "".join(out)
+
+
+# an option in a heading's plain text (the table of contents): hyphens that start a word, then
+# ASCII letters, digits and dots joined by single hyphens ("--max-num-seqs", "-tp")
+TITLE_OPTION_RE = re.compile(r"(?<![\w-])-{1,2}[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*")
+
+
+def keep_options_in_title(title: str) -> str:
+    """A table-of-contents entry's text (HTML, as the TOC shows it) with each command-line option
+    in it kept on one line, as in running text: "設定 <span class="sd-opt">--max-num-seqs</span>"."""
+    return TITLE_OPTION_RE.sub(lambda option: _keep_option(option.group(0)), title)

@@ -29,6 +29,10 @@ MALFORMED_MATH: every MathML script, fraction or root in the page whose number o
 OPTIONS_SPLIT_AFTER_HYPHENS: every inline code that starts with hyphens (`--max-num-seqs`) broken
     into lines right after them. Returns [{page, code}].
 
+OPTIONS_IN_TOC: every command-line option in a shown table-of-contents entry (plain text there, no
+    <code>), with the tops of the lines its first 16 characters are on (one line: kept whole).
+    Returns [{option, tops}].
+
 PUNCTUATION_WIDTHS: the width of the first of each of `marks` in running text under a selector (in
     the lab's frame if inFrame), measured with a Range, in ems of its font (MARKS: full-width
     punctuation, a full em; SIGNS: × ÷ ± · ≈, narrower, signs_not_narrow).
@@ -327,4 +331,28 @@ OPTIONS_SPLIT_AFTER_HYPHENS = r"""
     })
     .map((code) => ({page: location.pathname, code: code.textContent}));
 }
+"""
+
+
+# a command-line option in a table-of-contents entry (the TOC repeats a heading as plain text):
+# the tops of the lines its first 16 characters (punctuation.OPTION_WHOLE) are drawn on
+OPTIONS_IN_TOC = r"""
+() => [...document.querySelectorAll(".md-nav__link")].filter((link) => link.getClientRects().length)
+  .flatMap((link) => [...link.textContent.matchAll(/(?<![\w-])-{1,2}[A-Za-z][A-Za-z0-9.]*(?:-[A-Za-z0-9.]+)*/g)]
+    .map((match) => {
+      const tops = new Set();
+      const walker = document.createTreeWalker(link, NodeFilter.SHOW_TEXT);
+      let at = 0;
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (let i = 0; i < node.length; i++, at++) {
+          if (at < match.index || at >= match.index + Math.min(match[0].length, 16)) continue;
+          const range = document.createRange();
+          range.setStart(node, i);
+          range.setEnd(node, i + 1);
+          const box = [...range.getClientRects()].find((r) => r.width > 0);
+          if (box) tops.add(Math.round(box.top));
+        }
+      }
+      return {option: match[0], tops: [...tops]};
+    }))
 """
