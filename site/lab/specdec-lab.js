@@ -106,11 +106,14 @@
     if (loading) report({ stage: 'packages', text: `載入 ${packagesInWords(names)}…` });
   }
 
-  // "numpy、matplotlib（12.3 MB）", or the first three and how many in all
+  // "numpy、matplotlib（12.3 MB）", or the first three and how many in all; the course's own
+  // font wheel by what it is (its package name, specdec-lab-fonts, says nothing to a learner)
+  const SHOWN_AS = { 'specdec-lab-fonts': '中文字型' };
   function packagesInWords(names) {
     const bytes = names.reduce((sum, n) => sum + (packageSizes[n.toLowerCase()] || 0), 0);
-    const list = names.length > 3 ? `${names.slice(0, 3).join('、')} 等 ${names.length} 個套件`
-                                   : names.join('、');
+    const shown = names.map((n) => SHOWN_AS[n.toLowerCase()] || n);
+    const list = shown.length > 3 ? `${shown.slice(0, 3).join('、')} 等 ${shown.length} 個套件`
+                                   : shown.join('、');
     return list + (bytes ? `（${MB(bytes)} MB）` : '');
   }
 
