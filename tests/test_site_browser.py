@@ -334,6 +334,31 @@ def test_every_toy_cell_fits_its_text(open_lesson, width):
     assert toy_cells_overflowing(page, page.focus, page.keyboard.press) == []
 
 
+def test_after_reset_or_a_new_alpha_the_round_on_screen_is_an_earlier_one(open_lesson):
+    """A stranger's review: after 歸零 (or moving α) the tally said 還沒抽 while the last round, drawn
+    before and maybe with another α, stood there as 本輪輸出. It is dimmed and said to be the
+    earlier round, with its α, until the next round is drawn."""
+    page = open_lesson("", seed=7)
+    toy = page.locator(".sd-toy")
+    output, table = toy.locator(".sd-toy__output"), toy.locator(".sd-toy__table")
+    earlier = "(n) => n.classList.contains('sd-toy--earlier') && Number(getComputedStyle(n).opacity) < 1"
+    assert output.inner_text().startswith("本輪輸出：") and not table.evaluate(earlier)
+    toy.get_by_role("button", name="歸零").click()
+    assert "還沒抽" in toy_round(page)["tally"]
+    assert output.inner_text().startswith("上一輪（α = 0.70）輸出：")
+    assert table.evaluate(earlier) and output.evaluate(earlier)
+    toy.get_by_role("button", name="抽一輪").click()
+    assert output.inner_text().startswith("本輪輸出：") and not table.evaluate(earlier)
+    slider = toy.get_by_role("slider", name="接受率 α")
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    assert output.inner_text().startswith("上一輪（α = 0.70）輸出：")   # drawn with the α before
+    toy.get_by_role("button", name="抽一輪").click()
+    slider.focus()
+    page.keyboard.press("ArrowLeft")
+    assert output.inner_text().startswith("上一輪（α = 0.75）輸出：")
+
+
 @pytest.mark.parametrize("width", [1440, 390])
 def test_the_toys_formula_stays_on_one_line(open_lesson, width):
     """The screenshot review read "公式 (1 / − α⁶)" and "= / 2.94": the tally's formula broke

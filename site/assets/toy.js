@@ -128,7 +128,12 @@
     ]);
     root.replaceChildren(group);
 
+    let shownAlpha = alpha;      // the α the round on screen was drawn with
+
     function renderRound(round, animate) {
+      shownAlpha = alpha;
+      table.classList.remove("sd-toy--earlier");
+      output.classList.remove("sd-toy--earlier");
       prefix.textContent = round.prefix;
       const head = el("tr", {}, [el("th", { scope: "col", text: "位置" })]);
       const drafts = el("tr", {}, [el("th", { scope: "row", text: "草稿" })]);
@@ -163,6 +168,14 @@
         round.extra.token, el("small", { text: bonus ? "bonus" : "修正" })]));
       output.replaceChildren("本輪輸出：", ...chips, " → ",
         el("strong", { className: "sd-toy__yield", text: `${round.produced} 個字` }));
+    }
+
+    /* after 歸零 or a new α the tally starts again, and the round on screen (drawn before, maybe
+       with another α) is said to be an earlier one and dimmed, until the next round is drawn */
+    function showRoundAsEarlier() {
+      table.classList.add("sd-toy--earlier");
+      output.classList.add("sd-toy--earlier");
+      output.firstChild.textContent = `上一輪（α = ${shownAlpha.toFixed(2)}）輸出：`;
     }
 
     function describe(round) {
@@ -235,6 +248,7 @@
     reset.addEventListener("click", () => {
       tally.rounds = 0; tally.tokens = 0; tally.counts.fill(0);
       renderTally();
+      showRoundAsEarlier();
       status.textContent = "統計歸零。";
     });
     slider.addEventListener("input", () => {
@@ -243,6 +257,7 @@
       slider.setAttribute("aria-valuetext", alpha.toFixed(2));
       tally.rounds = 0; tally.tokens = 0; tally.counts.fill(0);
       renderTally();
+      showRoundAsEarlier();
     });
     slider.addEventListener("change", () => {
       status.textContent = `接受率 α = ${alpha.toFixed(2)}，統計重新開始；` +
