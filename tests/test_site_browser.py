@@ -1169,6 +1169,9 @@ def search(page, term):
     ("接受率", ["", "knowledge-card/"]),
     ("草稿模型", [""]),
     ("投機解碼", ["", "knowledge-card/"]),
+    # typed as the lessons write it: lunr reads a leading "-" as "must not contain", and this found
+    # nothing (site/assets/search-query.js)
+    ("--max-num-seqs", ["", "knowledge-card/", "your-gpu/"]),
 ])
 def test_search_finds_course_terms_on_the_right_pages(open_lesson, base_url, term, pages):
     page = open_lesson("")
