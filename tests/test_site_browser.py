@@ -1146,6 +1146,27 @@ def test_instant_navigation_keeps_the_widgets_working(open_lesson, base_url):
     check_feedback(page, 5, ANSWERS[4], right=True)
 
 
+# every code block with Material's copy button: where its code's scroll box ends, where the button
+# begins (px), and its first line
+CODE_UNDER_COPY_BUTTON = """() => [...document.querySelectorAll('.md-typeset pre')].flatMap((pre) => {
+  const nav = pre.querySelector(':scope > .md-code__nav'), code = pre.querySelector(':scope > code');
+  if (!nav || !code || !pre.getClientRects().length) return [];
+  const right = code.getBoundingClientRect().right, left = nav.getBoundingClientRect().left;
+  return right > left + 1 ? [{code: code.textContent.split('\\n')[0].slice(0, 60), right, left}] : [];
+})"""
+
+
+@pytest.mark.parametrize("path", ["", "your-gpu/"])
+@pytest.mark.parametrize("width", [1440, 390])
+def test_no_code_runs_under_the_copy_button(open_lesson, path, width):
+    """A stranger's review: a one-line log ran under Material's copy button ("for 4,0⧉96"), on
+    phones a command too ("--speculative-confi⧉g"). The code's box stops before the button."""
+    phone = {"has_touch": True, "is_mobile": True} if width < 500 else {}
+    page = open_lesson(path, width=width, **phone)
+    page.wait_for_selector(".md-code__nav", state="attached", timeout=30_000)
+    assert page.evaluate(CODE_UNDER_COPY_BUTTON) == []
+
+
 def search(page, term):
     """Type a query into Material's search box; the result links (paths without query/hash)."""
     page.wait_for_function("() => window.document$ !== undefined")
