@@ -113,7 +113,7 @@ def test_crossover_in_section_5():
 def test_speedup_example():
     s = float(speedup(ALPHA, K, COST))
     says(f"$c = T_\\text{{draft}}/T_\\text{{target}}$")
-    says(f"$\\alpha={ALPHA:g}$、$K={K}$、$c={COST:g}$：${E(ALPHA, K):.2f} / {1 + K * COST:.2f} \\approx$ {s:.2f} 倍")
+    says(f"$\\alpha={ALPHA:g}$、$K={K}$、$c={COST:g}$：${E(ALPHA, K):.2f} / {1 + K * COST:.2f} \\approx {s:.2f}$ 倍")
     # "正是上一節表格裡少人時的數字": the single-user gain of the serving model
     one_user = serving_curves(np.array([1.0]), ALPHA, K, COST)
     assert f"{one_user.gain[0]:.2f}" == f"{s:.2f}"
