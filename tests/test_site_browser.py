@@ -372,6 +372,37 @@ def test_the_toys_formula_stays_on_one_line(open_lesson, width):
     assert toy.locator(".sd-toy__expr").evaluate(one_line) == 1
 
 
+# the [top, bottom] of the toy's "→" and of the count after it ("4 個字"), and of the first and last
+# characters of "（草稿接著猜 5 個字）"
+TOY_LINES = """() => {
+  const toy = document.querySelector('.sd-toy');
+  const top = (node, i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1);
+                             const box = r.getClientRects()[0]; return [box.top, box.bottom]; };
+  const texts = (root) => { const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT), out = [];
+                            for (let n = w.nextNode(); n; n = w.nextNode()) out.push(n); return out; };
+  const arrow = texts(toy.querySelector('.sd-toy__output')).find((n) => n.data.includes('→'));
+  const count = toy.querySelector('.sd-toy__yield').firstChild;
+  const note = texts(toy.querySelector('.sd-toy__prefix')).find((n) => n.data.includes('（草稿'));
+  const open = note.data.indexOf('（');
+  return {arrow: [top(arrow, arrow.data.indexOf('→')), top(count, 0)],
+          note: [top(note, open), top(note, note.data.length - 1)]};
+}"""
+
+
+def test_the_toys_arrow_and_count_stay_together_on_a_phone(open_lesson):
+    """A stranger's review at 390: "→" ended one line and "4 個字" began the next, and the note
+    "（草稿接著猜 5 個字）" left 字） alone. Fifty rounds, each one checked."""
+    page = open_lesson("", width=390, seed=9, has_touch=True, is_mobile=True)
+    draw = page.locator(".sd-toy").get_by_role("button", name="抽一輪")
+    def one_line(a, b):                 # their boxes overlap: one line (the count is larger type)
+        return a[0] < b[1] and b[0] < a[1]
+
+    for _ in range(50):
+        draw.click()
+        lines = page.evaluate(TOY_LINES)
+        assert one_line(*lines["arrow"]) and one_line(*lines["note"]), lines
+
+
 def test_the_toys_formula_at_alpha_one_is_not_zero_over_zero(open_lesson):
     """The screenshot review read "(1 − α⁶)/(1 − α) = 6.00" at α = 1.00, which is 0 / 0: there the
     toy says every draft is accepted, K + 1; one step below, the fraction again."""

@@ -120,7 +120,8 @@
           el("span", { className: "sd-toy__alpha" }, [alphaLabel, slider, alphaOut]),
         ]),
       ]),
-      el("p", { className: "sd-toy__prefix" }, ["前文：", prefix, "…（草稿接著猜 " + k + " 個字）"]),
+      el("p", { className: "sd-toy__prefix" }, ["前文：", prefix, "…",
+        el("span", { className: "sd-toy__nobr", text: "（草稿接著猜 " + k + " 個字）" })]),
       el("div", { className: "sd-toy__scroll" }, [table]),
       output,
       el("div", { className: "sd-toy__stats" }, [tallyText, chart]),
@@ -166,8 +167,8 @@
         el("span", { className: "sd-toy__token", "data-state": "accept", text: p.target }));
       chips.push(el("span", { className: "sd-toy__token", "data-state": round.extra.kind }, [
         round.extra.token, el("small", { text: bonus ? "bonus" : "修正" })]));
-      output.replaceChildren("本輪輸出：", ...chips, " → ",
-        el("strong", { className: "sd-toy__yield", text: `${round.produced} 個字` }));
+      output.replaceChildren("本輪輸出：", ...chips, " ", el("span", { className: "sd-toy__nobr" }, ["→ ",
+        el("strong", { className: "sd-toy__yield", text: `${round.produced} 個字` })]));
     }
 
     /* after 歸零 or a new α the tally starts again, and the round on screen (drawn before, maybe

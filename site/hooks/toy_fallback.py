@@ -64,7 +64,7 @@ def example_round(k: int) -> str:
 <tr><th scope="row">大模型</th>{"".join(targets)}<td class="sd-toy__cell"{plus_state}>{plus}</td></tr>
 <tr><th scope="row">判定</th>{"".join(verdicts)}<td class="sd-toy__cell sd-toy__verdict"{plus_state}>{plus_verdict}</td></tr>
 </tbody></table></div>
-<p class="sd-toy__output">本輪輸出：{tokens} → <strong>{produced} 個字</strong></p>
+<p class="sd-toy__output">本輪輸出：{tokens} <span class="sd-toy__nobr">→ <strong>{produced} 個字</strong></span></p>
 </div>"""
 
 
