@@ -136,6 +136,16 @@ def test_a_command_line_option_stays_on_one_line(before, after):
     assert _text(html) == _text(before)
 
 
+@pytest.mark.parametrize("before, after", [
+    ("<td>1.898 ± 0.013</td>", '<td><span class="sd-nobr">1.898 ± 0.013</span></td>'),
+    ("<p>約 21,236 ± 1,024 字。</p>", '<p>約 <span class="sd-nobr">21,236 ± 1,024</span> 字。</p>'),
+    ("<p>α ± 1、x ± 0.1、1 ±2</p>", "<p>α ± 1、x ± 0.1、1 ±2</p>"),        # not a number ± a number
+    ("<pre><code>1.0 ± 0.1</code></pre>", "<pre><code>1.0 ± 0.1</code></pre>"),   # a code block
+])
+def test_a_value_and_its_error_stay_on_one_line(before, after):
+    assert keep_with_punctuation(before) == after
+
+
 @pytest.mark.parametrize("title, after", [
     ("步驟 6：找出你的交叉點，設定 --max-num-seqs", '步驟 6：找出你的交叉點，設定 <span class="sd-opt">--max-num-seqs</span>'),
     ("用 --num-speculative-tokens 調 K", '用 <span class="sd-opt">--num</span>-speculative-tokens 調 K'),

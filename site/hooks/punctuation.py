@@ -31,6 +31,9 @@ line after any hyphen, and broke one right after the leading "--", another into 
 its first word, and may break at its later hyphens. The table of contents repeats a heading as
 plain text, with no <code> around its option: keep_options_in_title(title) keeps the option there
 the same way (the TOC beside your-gpu broke "設定 --max-num-seqs" into "--max-num-" / "seqs").
+
+A measured value with its error ("1.898 ± 0.013") is kept on one line too: a phone broke a table
+cell into "1.898 ±" / "0.013".
 """
 from __future__ import annotations
 
@@ -90,7 +93,12 @@ def _keep(match: re.Match) -> str:
     return f'<span class="sd-nobr">{match.group(0)}</span>'
 
 
+# a measured value with its error, "1.898 ± 0.013": a phone broke it into "1.898 ±" / "0.013"
+PLUS_MINUS_RE = re.compile(r"(?<![\w.])\d[\d.,]* ± \d[\d.,]*\d(?![\w.])")
+
+
 def _running_text(html: str) -> str:
+    html = PLUS_MINUS_RE.sub(r'<span class="sd-nobr">\g<0></span>', html)
     return KEEP_RE.sub(_keep, CODE_RE.sub(_break_points, html))
 
 
