@@ -1224,6 +1224,21 @@ def test_an_option_in_the_table_of_contents_stays_on_one_line(browser, base_url)
         context.close()
 
 
+def test_the_previews_small_headings_keep_their_letters(browser, base_url):
+    """your_gpu's "### 一份真的 log" is an h5 in the lesson page's preview, which Material sets in
+    capitals: the preview read "一份真的 LOG"."""
+    context = fake_lab_context(browser)
+    try:
+        page = context.new_page()
+        page.goto(base_url + "your-gpu/")
+        heading = page.locator(".sd-lab__preview h5", has_text="一份真的")
+        heading.wait_for(state="visible", timeout=30_000)
+        assert heading.evaluate("(h) => getComputedStyle(h).textTransform") == "none"
+        assert heading.inner_text().strip() == "一份真的 log"
+    finally:
+        context.close()
+
+
 THEME = "() => [document.body.dataset.jpThemeName, document.body.dataset.jpThemeLight]"
 BACKGROUND = """() => getComputedStyle(document.querySelector('.jp-Notebook')).backgroundColor
                          .match(/\\d+/g).slice(0, 3).map(Number)"""
