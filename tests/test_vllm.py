@@ -19,7 +19,9 @@ from specdec_lab.vllm import (
     bench_sweep,
     estimate_alpha,
     estimate_draft_cost,
+    max_num_seqs_advice,
     measured_crossover,
+    on_off_pair,
     parse_metrics,
     read_bench_results,
 )
@@ -351,6 +353,54 @@ def test_crossover_interpolates_in_log_concurrency():
     assert measured_crossover(never) == math.inf
     always = bench_sweep(on=[run(1, 90, True), run(2, 150, True)], off=[run(1, 100, False), run(2, 200, False)])
     assert measured_crossover(always) == 0.0
+
+
+def test_max_num_seqs_advice_takes_the_highest_concurrency_below_the_crossover():
+    def run(n, thr, on):
+        return BenchRun(n, thr, 10.0, 50.0, 10, 0, on, source=f"{n}{on}")
+
+    def sweep(*ratios):
+        n = [2 ** i for i in range(len(ratios))]
+        return bench_sweep(on=[run(c, 100 * r, True) for c, r in zip(n, ratios)],
+                           off=[run(c, 100, False) for c in n])
+
+    advice = max_num_seqs_advice(sweep(1.5, 1.2, 0.8))            # crossover between 2 and 4
+    assert (advice.value, advice.ratio, advice.with_margin, advice.beyond_sweep) == (2, pytest.approx(1.2), None, False)
+    assert str(advice) == "開著投機解碼時，--max-num-seqs 可設為 2（那裡總產能開 ÷ 關 = 1.20×）"
+    near = max_num_seqs_advice(sweep(1.5, 1.02, 0.8))             # break-even at 2: one step lower too
+    assert (near.value, near.with_margin, near.margin_ratio) == (2, 1, pytest.approx(1.5))
+    assert "幾乎就在交叉點上" in str(near) and "再低一格的 1，那裡是 1.50×" in str(near)
+    beyond = max_num_seqs_advice(sweep(1.5, 1.2))                 # never crossed: the top, and say so
+    assert (beyond.value, beyond.beyond_sweep) == (2, True) and "再往上量" in str(beyond)
+    never = max_num_seqs_advice(sweep(0.9, 0.8))
+    assert never.value is None and str(never) == "量到的最低併發就已經不划算：建議關掉投機解碼"
+    with pytest.raises(ValueError, match="bench_sweep"):
+        max_num_seqs_advice([1, 2])
+
+
+def test_max_num_seqs_advice_on_the_fixture_agrees_with_the_crossover():
+    sweep = bench_sweep(runs=read_bench_results(BENCH))
+    advice = max_num_seqs_advice(sweep)
+    n_star = measured_crossover(sweep)
+    assert advice.value <= n_star < 2 * advice.value and advice.ratio >= 1.0
+    lower = sweep.concurrency[sweep.concurrency < advice.value]
+    assert (advice.with_margin is not None) == (advice.ratio < 1.05)
+    if advice.with_margin is not None:
+        assert advice.with_margin == lower.max()
+
+
+def test_on_off_pair_finds_both_sides_or_says_which_is_missing():
+    runs = read_bench_results(BENCH)
+    on, off = on_off_pair(runs)
+    assert on.speculative and not off.speculative and on.max_concurrency == off.max_concurrency == 1
+    assert on_off_pair(runs, concurrency=8)[0].max_concurrency == 8
+    only_on = [r for r in runs if r.speculative]
+    with pytest.raises(ValueError, match=r"沒有投機解碼關、max_concurrency = 1 的結果（關的有：\[\]）"):
+        on_off_pair(only_on)
+    with pytest.raises(ValueError, match=r"max_concurrency = 3 .*--max-concurrency 3"):
+        on_off_pair(runs, concurrency=3)
+    with pytest.raises(ValueError, match="concurrency"):
+        on_off_pair(runs, concurrency=0)
 
 
 def test_draft_cost_is_recovered_from_a_noise_free_pair():

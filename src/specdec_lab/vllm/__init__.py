@@ -10,8 +10,8 @@ Two entry points, one per kind of input, each handing the text to one small pars
   per-request ``metrics.speculative_decoding`` object (``request_json``), and the totals the
   offline example ``examples/offline_inference/spec_decode.py`` prints (``offline_example``);
 * ``read_bench_results(...)`` — ``vllm bench serve`` results (``--save-result`` JSON or the
-  printed block) → ``BenchRun`` for ``bench_sweep``, ``measured_crossover`` and
-  ``estimate_draft_cost`` (``sweep``).
+  printed block) → ``BenchRun`` for ``bench_sweep``, ``measured_crossover``,
+  ``max_num_seqs_advice``, ``on_off_pair`` and ``estimate_draft_cost`` (``sweep``).
 
 ``estimate_alpha(stats)`` (``alpha``) then gives α, the conditional acceptance at each position,
 whether acceptance looks i.i.d., and a recommended k. ``inputs`` decides text vs file path.
@@ -43,7 +43,8 @@ from .alpha import AlphaEstimate, alpha_from_length, estimate_alpha
 from .bench import BenchRun, read_bench_results
 from .metrics import COUNTERS, parse_metrics
 from .stats import SpecDecodeStats
-from .sweep import BenchSweep, bench_sweep, estimate_draft_cost, measured_crossover
+from .sweep import (BenchSweep, MaxNumSeqsAdvice, bench_sweep, estimate_draft_cost, max_num_seqs_advice,
+                    measured_crossover, on_off_pair)
 
 __all__ = [
     "SpecDecodeStats",
@@ -56,5 +57,8 @@ __all__ = [
     "BenchSweep",
     "bench_sweep",
     "measured_crossover",
+    "MaxNumSeqsAdvice",
+    "max_num_seqs_advice",
+    "on_off_pair",
     "estimate_draft_cost",
 ]

@@ -1,8 +1,9 @@
 """An on/off sweep over ``--max-concurrency`` → your measured crossover and your draft cost.
 
 ``bench_sweep`` pairs speculation-on and -off runs by concurrency, ``measured_crossover`` finds
-where speculation stops adding throughput, and ``estimate_draft_cost`` turns the pair at
-concurrency 1 into the draft cost ``speedup`` and ``estimate_alpha`` need.
+where speculation stops adding throughput, ``max_num_seqs_advice`` turns that into a
+``--max-num-seqs`` to run with speculation on, and ``estimate_draft_cost`` turns the pair at
+concurrency 1 (``on_off_pair``) into the draft cost ``speedup`` and ``estimate_alpha`` need.
 """
 from __future__ import annotations
 
@@ -121,6 +122,72 @@ def measured_crossover(sweep: BenchSweep, metric: str = "throughput") -> float:
     x0, x1 = math.log2(n[j - 1]), math.log2(n[j])
     y0, y1 = ratio[j - 1] - 1.0, ratio[j] - 1.0
     return float(2.0 ** (x0 + (x1 - x0) * y0 / (y0 - y1)))
+
+
+# on ÷ off throughput this close to 1 is break-even: the advice names the next lower concurrency too
+BREAK_EVEN_MARGIN = 0.05
+
+
+@dataclass(frozen=True)
+class MaxNumSeqsAdvice:
+    """``--max-num-seqs`` with speculation on: the highest concurrency measured below the crossover.
+
+    ``value`` is None when speculation already loses at the lowest concurrency measured;
+    ``beyond_sweep`` when it still wins at the highest (the crossover lies further up). When the
+    gain at ``value`` is within ``BREAK_EVEN_MARGIN`` of break-even, ``with_margin`` is the next
+    lower concurrency measured (and ``margin_ratio`` its on ÷ off throughput).
+    """
+
+    value: int | None
+    ratio: float | None
+    with_margin: int | None = None
+    margin_ratio: float | None = None
+    beyond_sweep: bool = False
+
+    def __str__(self) -> str:
+        if self.value is None:
+            return "量到的最低併發就已經不划算：建議關掉投機解碼"
+        text = f"開著投機解碼時，--max-num-seqs 可設為 {self.value}（那裡總產能開 ÷ 關 = {self.ratio:.2f}×"
+        if self.beyond_sweep:
+            return text + "；量到的最高併發還在賺，交叉點更高，再往上量才知道上限）"
+        if self.with_margin is not None:
+            return (text + "，幾乎就在交叉點上；想留點餘裕，取再低一格的 "
+                    f"{self.with_margin}，那裡是 {self.margin_ratio:.2f}×）")
+        return text + "）"
+
+
+def max_num_seqs_advice(sweep: BenchSweep) -> MaxNumSeqsAdvice:
+    """The highest concurrency measured at or below ``measured_crossover(sweep)``, with the margin
+    it leaves (see ``MaxNumSeqsAdvice``). Prints as one line of advice."""
+    if not isinstance(sweep, BenchSweep):
+        raise ValueError("max_num_seqs_advice 需要 bench_sweep() 的結果")
+    ratio, n = sweep.throughput_ratio, sweep.concurrency
+    below = np.flatnonzero(ratio < 1.0)
+    if below.size and below[0] == 0:
+        return MaxNumSeqsAdvice(None, None)
+    top = int(below[0]) - 1 if below.size else len(n) - 1
+    advice = dict(value=int(n[top]), ratio=float(ratio[top]), beyond_sweep=not below.size)
+    if below.size and ratio[top] < 1.0 + BREAK_EVEN_MARGIN and top > 0:
+        advice.update(with_margin=int(n[top - 1]), margin_ratio=float(ratio[top - 1]))
+    return MaxNumSeqsAdvice(**advice)
+
+
+def on_off_pair(runs, concurrency: int = 1) -> tuple[BenchRun, BenchRun]:
+    """The speculation-on and -off results measured at ``concurrency`` (for ``estimate_draft_cost``),
+    from the runs ``bench_sweep(runs=…)`` takes; a clear error when either is missing."""
+    concurrency = check.scalar_int("concurrency", concurrency, minimum=1)
+    runs = _as_runs(runs)
+    pair = []
+    for side, speculative in (("開", True), ("關", False)):
+        found = [r for r in runs if r.speculative == speculative and r.max_concurrency == concurrency]
+        if not found:
+            measured = sorted({r.max_concurrency for r in runs if r.speculative == speculative})
+            raise ValueError(
+                f"結果檔裡沒有投機解碼{side}、max_concurrency = {concurrency} 的結果（{side}的有：{measured}）："
+                f"用 vllm bench serve --max-concurrency {concurrency} 開、關各跑一次"
+            )
+        pair.append(found[0])
+    return pair[0], pair[1]
 
 
 def estimate_draft_cost(on: BenchRun, off: BenchRun, k: int | None = None) -> float:
