@@ -134,6 +134,17 @@ def test_sampled_tokens_follow_the_targets_exact_probabilities():
     assert test.p_value > 1e-3
 
 
+def test_a_transition_figure_says_which_rule_made_the_text():
+    """The lossless lab shows two of these side by side (the correct rule, q ≥ p): both were titled
+    「一個字」後面接什麼字？ and told apart only by the Markdown above them."""
+    from specdec_lab import plotting
+
+    check = correct_sampling()
+    title = plotting.transition_figure(check.test, rule=check.name).axes[0].get_title()
+    assert title.startswith(check.name + "\n「") and "後面接什麼字" in title
+    assert plotting.transition_figure(check.test).axes[0].get_title().startswith("「")
+
+
 def test_the_test_itself_accepts_the_target_sampling_alone():
     runs = [(TARGET.vocab.encode(line[:5]),
              target_decode(TARGET, line[:5], 300, greedy=False, temperature=TEMPERATURE, seed=100 + i))

@@ -18,9 +18,11 @@ from ..positional import positional_speedups
 from ..vllm import measured_crossover
 
 
-def transition_figure(test, index: int = 0) -> Figure:
+def transition_figure(test, index: int = 0, rule: str | None = None) -> Figure:
     """One context of a ``specdec_lab.lossless.transition_test``: how often each next character
-    came out (bars) against how often the target's exact probabilities say it should (◆)."""
+    came out (bars) against how often the target's exact probabilities say it should (◆).
+    ``rule``, the verification rule the text came from (a ``SamplingCheck``'s name), heads the
+    title: two figures side by side otherwise looked the same but for their bars."""
     context, visits, result = test.per_context[index]
     order = np.argsort(-result.expected)
     labels = [str(result.labels[i]) if result.labels[i] != "\n" else "↵" for i in order]
@@ -31,7 +33,8 @@ def transition_figure(test, index: int = 0) -> Figure:
                 markeredgecolor=BLACK, label="大模型機率 × 次數")
         ax.set_xticks(x, labels)
         ax.set_ylabel("次數")
-        ax.set_title(f"「{context}」後面接什麼字？（{visits} 次，{p_text(result.p_value, mathtext=True)}）")
+        title = f"「{context}」後面接什麼字？（{visits} 次，{p_text(result.p_value, mathtext=True)}）"
+        ax.set_title(f"{rule}\n{title}" if rule else title)
         ax.legend(loc="upper right")
     return fig
 
