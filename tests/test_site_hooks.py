@@ -137,8 +137,8 @@ def test_a_command_line_option_stays_on_one_line(before, after):
 
 
 @pytest.mark.parametrize("before, after", [
-    ("<td>1.898 ± 0.013</td>", '<td><span class="sd-nobr">1.898 ± 0.013</span></td>'),
-    ("<p>約 21,236 ± 1,024 字。</p>", '<p>約 <span class="sd-nobr">21,236 ± 1,024</span> 字。</p>'),
+    ("<td>1.898 ± 0.013</td>", '<td><span class="sd-value">1.898 ± 0.013</span></td>'),
+    ("<p>約 21,236 ± 1,024 字。</p>", '<p>約 <span class="sd-value">21,236 ± 1,024</span> 字。</p>'),
     ("<p>α ± 1、x ± 0.1、1 ±2</p>", "<p>α ± 1、x ± 0.1、1 ±2</p>"),        # not a number ± a number
     ("<pre><code>1.0 ± 0.1</code></pre>", "<pre><code>1.0 ± 0.1</code></pre>"),   # a code block
 ])

@@ -32,8 +32,8 @@ its first word, and may break at its later hyphens. The table of contents repeat
 plain text, with no <code> around its option: keep_options_in_title(title) keeps the option there
 the same way (the TOC beside your-gpu broke "設定 --max-num-seqs" into "--max-num-" / "seqs").
 
-A measured value with its error ("1.898 ± 0.013") is kept on one line too: a phone broke a table
-cell into "1.898 ±" / "0.013".
+A measured value with its error ("1.898 ± 0.013") is kept on one line too (<span class="sd-value">;
+course.css: nowrap): a phone broke a table cell into "1.898 ±" / "0.013".
 """
 from __future__ import annotations
 
@@ -98,7 +98,7 @@ PLUS_MINUS_RE = re.compile(r"(?<![\w.])\d[\d.,]* ± \d[\d.,]*\d(?![\w.])")
 
 
 def _running_text(html: str) -> str:
-    html = PLUS_MINUS_RE.sub(r'<span class="sd-nobr">\g<0></span>', html)
+    html = PLUS_MINUS_RE.sub(r'<span class="sd-value">\g<0></span>', html)
     return KEEP_RE.sub(_keep, CODE_RE.sub(_break_points, html))
 
 
