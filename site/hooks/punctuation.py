@@ -32,8 +32,9 @@ its first word, and may break at its later hyphens. The table of contents repeat
 plain text, with no <code> around its option: keep_options_in_title(title) keeps the option there
 the same way (the TOC beside your-gpu broke "設定 --max-num-seqs" into "--max-num-" / "seqs").
 
-A measured value with its error ("1.898 ± 0.013") is kept on one line too (<span class="sd-value">;
-course.css: nowrap): a phone broke a table cell into "1.898 ±" / "0.013".
+A measured value with its error ("1.898 ± 0.013") and a short assignment ("K = 4", "α = 0.734")
+are kept on one line too (<span class="sd-value">; course.css: nowrap): a phone broke table cells
+into "1.898 ±" / "0.013" and "K =" / "4".
 """
 from __future__ import annotations
 
@@ -93,13 +94,22 @@ def _keep(match: re.Match) -> str:
     return f'<span class="sd-nobr">{match.group(0)}</span>'
 
 
-# a measured value with its error, "1.898 ± 0.013": a phone broke it into "1.898 ±" / "0.013"
-PLUS_MINUS_RE = re.compile(r"(?<![\w.])\d[\d.,]* ± \d[\d.,]*\d(?![\w.])")
+# a measured value with its error, "1.898 ± 0.013", and a short assignment, "K = 4", "α = 0.734":
+# a phone broke them into "1.898 ±" / "0.013" and "K =" / "4"
+_NUMBER = r"\d(?:[\d.,]*\d)?"
+VALUE_RE = re.compile(rf"(?<![\w.])(?:{_NUMBER} ± {_NUMBER}|[A-Za-z\u03b1-\u03c9] = {_NUMBER})(?![\w.])")
+
+
+def _keep_values(html: str) -> str:
+    """Each value of VALUE_RE in the text between tags (never in a tag's attributes) in a
+    <span class="sd-value">."""
+    parts = TAG_RE.split(html)
+    parts[::2] = [VALUE_RE.sub(r'<span class="sd-value">\g<0></span>', text) for text in parts[::2]]
+    return "".join(parts)
 
 
 def _running_text(html: str) -> str:
-    html = PLUS_MINUS_RE.sub(r'<span class="sd-value">\g<0></span>', html)
-    return KEEP_RE.sub(_keep, CODE_RE.sub(_break_points, html))
+    return KEEP_RE.sub(_keep, CODE_RE.sub(_break_points, _keep_values(html)))
 
 
 def keep_with_punctuation(html: str) -> str:
