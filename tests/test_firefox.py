@@ -12,7 +12,6 @@ build/test-output/screenshots/firefox-*.png.
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -23,6 +22,7 @@ from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_STAR
                                MARKS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SCROLL_HINTS_SETTLED,
                                SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED, WIDE_TABLES,
                                check_display_formulas, check_wide_tables, signs_not_narrow)
+from support.search import search_finds
 from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
                                 press_keys_through_the_start, stream_texts_of)
 from support.server import serve_site
@@ -386,28 +386,11 @@ def test_no_key_pressed_in_the_lesson_is_lost_while_the_lab_starts(browser, base
 
 def test_search_finds_the_course_terms(open_page, base_url):
     page = open_page("")
-    wait_until(lambda: page.evaluate("() => window.document$ !== undefined"), 30, what="Material's bundle")
-    page.click(".md-search__input")
-    page.type("接受率")
-    page.press("End")                         # Material reads the query on keyup
-    found = wait_until(lambda: page.evaluate(
-        "() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href)"), 30,
-        what="search results for 接受率")
-    found = {re.sub(r"[?#].*$", "", href) for href in found}
-    assert {base_url, base_url + "knowledge-card/"} <= found, sorted(found)
+    search_finds(page, "接受率", {base_url, base_url + "knowledge-card/"})
     page.screenshot(SHOTS / "firefox-search-接受率.png")
     # an option as the lessons write it: lunr read the leading "-" as "must not contain" and found
     # nothing (site/assets/search-query.js)
-    page.evaluate("() => { document.querySelector('.md-search__input').value = ''; }")
-    page.type("--max-num-seqs")
-    page.press("End")
-
-    def pages_with_the_option():
-        hrefs = page.evaluate("() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href)")
-        found = {re.sub(r"[?#].*$", "", href) for href in hrefs}
-        return found if base_url + "your-gpu/" in found else None
-    found = wait_until(pages_with_the_option, 30, what="search results for --max-num-seqs, your-gpu's among them")
-    assert {base_url, base_url + "knowledge-card/"} <= found, sorted(found)
+    search_finds(page, "--max-num-seqs", {base_url, base_url + "knowledge-card/", base_url + "your-gpu/"})
 
 
 def test_knowledge_card_and_phone_width(open_page):

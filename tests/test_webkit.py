@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import signal
 import warnings
 
@@ -30,6 +29,7 @@ from support.axe import axe_script
 from support.cjk_lines import (MARKS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SEARCH_TEXT_DRAWN,
                                SIGNS, signs_not_narrow)
 from support.lab import TIMELINE, wait_until
+from support.search import search_finds
 from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, START_SAMPLER, START_SAMPLES,
                                 STREAM_TEXTS, broken_images, stream_texts_of)
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
@@ -255,28 +255,11 @@ def test_quiz_answers_clicks_and_keys(open_page):
 
 def test_search_finds_the_course_terms(open_page, base_url):
     page = open_page("")
-    wait_until(lambda: page.evaluate("() => window.document$ !== undefined"), 30, what="Material's bundle")
-    page.click(".md-search__input")
-    page.type("接受率")
-    page.press("End")                         # Material reads the query on keyup
-    found = wait_until(lambda: page.evaluate(
-        "() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href)"), 30,
-        what="search results for 接受率")
-    found = {re.sub(r"[?#].*$", "", href) for href in found}
-    assert {base_url, base_url + "knowledge-card/"} <= found, sorted(found)
+    search_finds(page, "接受率", {base_url, base_url + "knowledge-card/"})
     page.screenshot(SHOTS / "webkit-search-接受率.png")
     # an option as the lessons write it: lunr read the leading "-" as "must not contain" and found
     # nothing (site/assets/search-query.js)
-    page.evaluate("() => { document.querySelector('.md-search__input').value = ''; }")
-    page.type("--max-num-seqs")
-    page.press("End")
-
-    def pages_with_the_option():
-        hrefs = page.evaluate("() => [...document.querySelectorAll('.md-search-result__item > a')].map(a => a.href)")
-        found = {re.sub(r"[?#].*$", "", href) for href in hrefs}
-        return found if base_url + "your-gpu/" in found else None
-    found = wait_until(pages_with_the_option, 30, what="search results for --max-num-seqs, your-gpu's among them")
-    assert {base_url, base_url + "knowledge-card/"} <= found, sorted(found)
+    search_finds(page, "--max-num-seqs", {base_url, base_url + "knowledge-card/", base_url + "your-gpu/"})
 
 
 @pytest.mark.parametrize("path, width", [("", 1440), ("", 390), ("knowledge-card/", 390)])

@@ -171,8 +171,8 @@
         el("strong", { className: "sd-toy__yield", text: `${round.produced} 個字` })]));
     }
 
-    /* after 歸零 or a new α the tally starts again, and the round on screen (drawn before, maybe
-       with another α) is said to be an earlier one and dimmed, until the next round is drawn */
+    /* the round on screen (drawn before 歸零 or a new α, maybe with another α) is said to be an
+       earlier one and dimmed, until the next round is drawn */
     function showRoundAsEarlier() {
       table.classList.add("sd-toy--earlier");
       output.classList.add("sd-toy--earlier");
@@ -246,19 +246,22 @@
       status.textContent = `又抽了 100 輪，共 ${tally.rounds} 輪：平均每輪 ` +
         `${(tally.tokens / tally.rounds).toFixed(2)} 個字，公式 ${expectedTokens(alpha, k).toFixed(2)}。`;
     });
-    reset.addEventListener("click", () => {
+    /* 歸零, or a new α: the tally starts again */
+    function startOver() {
       tally.rounds = 0; tally.tokens = 0; tally.counts.fill(0);
       renderTally();
       showRoundAsEarlier();
+    }
+
+    reset.addEventListener("click", () => {
+      startOver();
       status.textContent = "統計歸零。";
     });
     slider.addEventListener("input", () => {
       alpha = parseFloat(slider.value);
       alphaOut.textContent = alpha.toFixed(2);
       slider.setAttribute("aria-valuetext", alpha.toFixed(2));
-      tally.rounds = 0; tally.tokens = 0; tally.counts.fill(0);
-      renderTally();
-      showRoundAsEarlier();
+      startOver();
     });
     slider.addEventListener("change", () => {
       status.textContent = `接受率 α = ${alpha.toFixed(2)}，統計重新開始；` +

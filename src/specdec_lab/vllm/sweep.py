@@ -161,13 +161,14 @@ def max_num_seqs_advice(sweep: BenchSweep) -> MaxNumSeqsAdvice:
     it leaves (see ``MaxNumSeqsAdvice``). Prints as one line of advice."""
     if not isinstance(sweep, BenchSweep):
         raise ValueError("max_num_seqs_advice 需要 bench_sweep() 的結果")
-    ratio, n = sweep.throughput_ratio, sweep.concurrency
-    below = np.flatnonzero(ratio < 1.0)
-    if below.size and below[0] == 0:
+    n_star = measured_crossover(sweep)
+    if n_star == 0.0:
         return MaxNumSeqsAdvice(None, None)
-    top = int(below[0]) - 1 if below.size else len(n) - 1
-    advice = dict(value=int(n[top]), ratio=float(ratio[top]), beyond_sweep=not below.size)
-    if below.size and ratio[top] < 1.0 + BREAK_EVEN_MARGIN and top > 0:
+    ratio, n = sweep.throughput_ratio, sweep.concurrency
+    top = int(np.flatnonzero(n <= n_star)[-1])
+    beyond = math.isinf(n_star)
+    advice = dict(value=int(n[top]), ratio=float(ratio[top]), beyond_sweep=beyond)
+    if not beyond and ratio[top] < 1.0 + BREAK_EVEN_MARGIN and top > 0:
         advice.update(with_margin=int(n[top - 1]), margin_ratio=float(ratio[top - 1]))
     return MaxNumSeqsAdvice(**advice)
 
