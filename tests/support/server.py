@@ -17,6 +17,7 @@ import http.server
 import shutil
 import sys
 import threading
+import warnings
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -87,13 +88,60 @@ def serve_plain(root: Path, port: int = 0, missing_page: str | None = None):
         thread.join(timeout=5)
 
 
+class ChromiumDied(UserWarning):
+    """Chromium's browser process ended while the suite was using it (a crash, not a page's)."""
+
+
+class Chromium:
+    """Debian's Chromium that comes back if its browser process dies.
+
+    It died under CI once (2026-12-06, Debian's 156.0.8078.129): a SIGSEGV in the browser process
+    18 s after it started, as its module's site build ended and lesson 1 was to open, the minidump's
+    address in no library; every later test of the module failed at `new_context` (44 failed, 41
+    errors). Now the next use after a death launches
+    a new browser and warns (pytest's warnings summary names the test); the test in flight is rerun
+    once by pytest-rerunfailures, for this error only (pyproject's only_rerun), at most three times a
+    run. A page that crashes or a test that fails otherwise still fails. Anything not written here
+    is the Playwright Browser's own.
+    """
+
+    def __init__(self, playwright, **launch_options):
+        self._playwright = playwright
+        self._options = launch_options
+        self._closing = False
+        self._browser = self._launch()
+
+    def _launch(self):
+        browser = self._playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS,
+                                                   **self._options)
+        browser.on("disconnected", lambda _: self._disconnected())
+        return browser
+
+    def _disconnected(self):
+        if not self._closing:
+            warnings.warn(ChromiumDied("Chromium's browser process died; the next use launches a new one"))
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if not self._closing and not self._browser.is_connected():
+            self._browser = self._launch()
+        return getattr(self._browser, name)
+
+    def close(self):
+        self._closing = True
+        if self._browser.is_connected():
+            self._browser.close()
+
+
 @contextlib.contextmanager
-def chromium():
-    """Headless Debian Chromium (Playwright's Python package drives it)."""
+def chromium(**launch_options):
+    """Headless Debian Chromium (Playwright's Python package drives it), relaunched if it dies;
+    `launch_options` go to Playwright's launch with the team's flags."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        browser = Chromium(playwright, **launch_options)
         try:
             yield browser
         finally:
