@@ -141,7 +141,8 @@ def test_a_command_line_option_stays_on_one_line(before, after):
     ("<p>約 21,236 ± 1,024 字。</p>", '<p>約 <span class="sd-value">21,236 ± 1,024</span> 字。</p>'),
     ("<p>α ± 1、x ± 0.1、1 ±2</p>", "<p>α ± 1、x ± 0.1、1 ±2</p>"),        # not a number ± a number
     ("<pre><code>1.0 ± 0.1</code></pre>", "<pre><code>1.0 ± 0.1</code></pre>"),   # a code block
-    ("<td>公式 1，K = 4</td>", '<td>公式 1，<span class="sd-value">K = 4</span></td>'),
+    ("<td>公式 1，K = 4</td>", '<td><span class="sd-value">公式 1</span>，<span class="sd-value">K = 4</span></td>'),
+    ("<p>代進公式 12。</p>", '<p>代進<span class="sd-value">公式 12</span>。</p>'),
     ("<p>在 α = 0.734、K = 6 時</p>",
      '<p>在 <span class="sd-value">α = 0.734</span>、<span class="sd-value">K = 6</span> 時</p>'),
     ("<p>E = 1 + α，K = 12。</p>", '<p><span class="sd-value">E = 1</span> + α，<span class="sd-value">K = 12</span>。</p>'),

@@ -94,10 +94,11 @@ def _keep(match: re.Match) -> str:
     return f'<span class="sd-nobr">{match.group(0)}</span>'
 
 
-# a measured value with its error, "1.898 ± 0.013", and a short assignment, "K = 4", "α = 0.734":
-# a phone broke them into "1.898 ±" / "0.013" and "K =" / "4"
+# a measured value with its error, "1.898 ± 0.013", a short assignment, "K = 4", "α = 0.734", and
+# the name of a numbered formula, "公式 1": a phone broke them into "1.898 ±" / "0.013", "K =" / "4"
+# and (WebKit, a table header at 390 px) "公式" / "1"
 _NUMBER = r"\d(?:[\d.,]*\d)?"
-VALUE_RE = re.compile(rf"(?<![\w.])(?:{_NUMBER} ± {_NUMBER}|[A-Za-z\u03b1-\u03c9] = {_NUMBER})(?![\w.])")
+VALUE_RE = re.compile(rf"(?:(?<![\w.])(?:{_NUMBER} ± {_NUMBER}|[A-Za-z\u03b1-\u03c9] = {_NUMBER})|公式 \d+)(?![\w.])")
 
 
 def _keep_values(html: str) -> str:
