@@ -1194,6 +1194,43 @@ def test_instant_navigation_keeps_the_widgets_working(open_lesson, base_url):
     check_feedback(page, 5, ANSWERS[4], right=True)
 
 
+
+def nav_order() -> list[str]:
+    """The pages' paths in mkdocs.yml's nav, in order ("index.md" is "", "x.md" is "x/")."""
+    nav = ROOT.joinpath("mkdocs.yml").read_text(encoding="utf-8").split("\nnav:\n", 1)[1]
+    pages = re.findall(r"^  - (\S+)\.md$", nav.split("\n\n", 1)[0], flags=re.M)
+    return ["" if name == "index" else f"{name}/" for name in pages]
+
+
+def test_every_page_ends_with_links_to_the_pages_before_and_after_it(open_lesson, base_url):
+    """A learner who reaches the end of a page goes on from there: 上一頁 and 下一頁 in the footer, in
+    the navigation's order, and no empty dark bar under them (the footer was that bar alone). The
+    下一頁 link moves on without reloading (instant navigation), and the next page's toy works."""
+    order = nav_order()
+    assert len(order) >= 4 and order[0] == ""
+    for i, path in enumerate(order):
+        page = open_lesson(path)
+        links = page.locator(".md-footer__link").evaluate_all(
+            "as => as.map(a => [a.classList.contains('md-footer__link--prev') ? 'prev' : 'next', a.href])")
+        expected = ([("prev", base_url + order[i - 1])] if i > 0 else []) + \
+                   ([("next", base_url + order[i + 1])] if i + 1 < len(order) else [])
+        assert [tuple(link) for link in links] == expected, path
+        assert page.locator(".md-footer-meta").is_hidden(), f"{path}: the footer's empty bar is shown"
+    page = open_lesson(order[-1])
+    page.evaluate("window.__sameDocument = true")
+    page.locator(".md-footer__link--prev").click()
+    page.wait_for_url(base_url + order[-2], timeout=10_000)
+    page.locator(".md-footer__link--next").wait_for(timeout=10_000)
+    assert page.evaluate("window.__sameDocument === true"), "下一頁／上一頁 reloaded the page (not instant)"
+    page = open_lesson(order[1])
+    page.evaluate("window.__sameDocument = true")
+    page.locator(".md-footer__link--prev").click()
+    page.wait_for_function("() => document.querySelector('.sd-toy .sd-toy__box')", timeout=10_000)
+    assert page.evaluate("window.__sameDocument === true")
+    before = rounds_drawn(page)
+    page.locator(".sd-toy").get_by_role("button", name="抽一輪").click()
+    assert rounds_drawn(page) == before + 1
+
 # every code block with Material's copy button: where its code's scroll box ends, where the button
 # begins (px), and its first line
 CODE_UNDER_COPY_BUTTON = """() => [...document.querySelectorAll('.md-typeset pre')].flatMap((pre) => {
