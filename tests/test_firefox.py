@@ -19,9 +19,9 @@ from specdec_lab import expected_tokens
 from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
 from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, MALFORMED_MATH,
-                               MARKS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SCROLL_HINTS_SETTLED,
-                               SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED, WIDE_TABLES,
-                               check_display_formulas, check_wide_tables, signs_not_narrow)
+                               MARKS, OPEN_ANSWERS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS,
+                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED,
+                               WIDE_TABLES, check_display_formulas, check_wide_tables, signs_not_narrow)
 from support.search import search_finds
 from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
                                 press_keys_through_the_start, stream_texts_of)
@@ -143,6 +143,7 @@ def test_phone_lines_and_display_formulas(open_page, path):
     page = open_page(path, width=390, height=844)
     wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20,
                what="fonts loaded")
+    page.evaluate(OPEN_ANSWERS)
     # every formula whole in the page (Firefox's "Invalid markup" reports are kept apart from script
     # errors: tests/support/firefox.mjs)
     assert page.evaluate(MALFORMED_MATH) == []

@@ -71,7 +71,8 @@ def test_three_token_example_accept_probability_and_residual():
     kept = np.minimum(P_EXAMPLE, Q_EXAMPLE)
     r = 1 - float(kept.sum())            # the probability that the draft's token is rejected
     says(f"$r = 1-({kept[0]:g}+{kept[1]:g}+{kept[2]:g}) = {r:g}$")
-    says(f"X 的總機率 $= \\min({P_EXAMPLE[0]:g}, {Q_EXAMPLE[0]:g}) + r\\times 1 = {kept[0]:g} + {r:g} = {P_EXAMPLE[0]:g}$")
+    says(f"X 的總機率是 $\\min({P_EXAMPLE[0]:g}, {Q_EXAMPLE[0]:g}) + r\\times 1$，"
+         f"也就是 ${kept[0]:g} + {r:g} = {P_EXAMPLE[0]:g}$")
     assert kept[0] + r == pytest.approx(P_EXAMPLE[0])
     says(f"F 是 $\\min({P_EXAMPLE[1]:g}, {Q_EXAMPLE[1]:g}) = {P_EXAMPLE[1]:g}$，"
          f"Y 是 $\\min({P_EXAMPLE[2]:g}, {Q_EXAMPLE[2]:g}) = {P_EXAMPLE[2]:g}$")

@@ -18,8 +18,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from specdec_lab import expected_tokens
 from support.axe import run_axe
 from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS,
-                               OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SCROLL_HINTS_SETTLED,
-                               SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED, WIDE_TABLES,
+                               OPEN_ANSWERS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS,
+                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED, WIDE_TABLES,
                                check_display_formulas, check_wide_tables, signs_not_narrow)
 from support.fonts_drawn import fonts_drawing_each
 from support.lab import wait_until
@@ -849,6 +849,7 @@ def test_no_line_starts_with_closing_punctuation_on_a_phone(open_lesson, path):
     browser keeps to that; beside an inline formula (an atomic inline: a break is allowed before and
     after it) or a long inline code it did not: "α²" / "，依此類推", "spec_decode.py）" / "。因為…"."""
     page = phone_page(open_lesson, path)
+    page.evaluate(OPEN_ANSWERS)
     problems = page.evaluate(LINE_START_PROBLEMS)
     assert problems is not None, "no lesson article on the page"
     assert problems == [], "a line starts with a closing mark (or ends with an opening one): " + \

@@ -98,6 +98,9 @@ def _text(html: str) -> str:
     ("<li><strong><code>method</code></strong>：草稿",
      '<li><span class="sd-nobr"><strong><code>method</code></strong>：</span>草稿'),
     (f"、{MATH}、收下", f'、<span class="sd-nobr">{MATH}、</span>收下'),   # a line may end with 、
+    # two kept runs side by side: a line may end between them (Firefox found no break there)
+    (f"是 {MATH}：{MATH}。只猜", f'是 <span class="sd-nobr">{MATH}：</span><wbr><span class="sd-nobr">{MATH}。</span>只猜'),
+    (f"{MATH}，<code>x</code>。", f'<span class="sd-nobr">{MATH}，</span><wbr><span class="sd-nobr"><code>x</code>。</span>'),
 ])
 def test_a_formula_or_code_is_kept_with_the_punctuation_beside_it(before, after):
     html = keep_with_punctuation(before)

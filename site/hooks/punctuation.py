@@ -32,9 +32,12 @@ its first word, and may break at its later hyphens. The table of contents repeat
 plain text, with no <code> around its option: keep_options_in_title(title) keeps the option there
 the same way (the TOC beside your-gpu broke "設定 --max-num-seqs" into "--max-num-" / "seqs").
 
-A measured value with its error ("1.898 ± 0.013") and a short assignment ("K = 4", "α = 0.734")
-are kept on one line too (<span class="sd-value">; course.css: nowrap): a phone broke table cells
-into "1.898 ±" / "0.013" and "K =" / "4".
+A measured value with its error ("1.898 ± 0.013"), a short assignment ("K = 4", "α = 0.734") and
+a numbered formula's name ("公式 1") are kept on one line too (<span class="sd-value">; course.css:
+nowrap): a phone broke table cells into "1.898 ±" / "0.013" and "K =" / "4".
+
+Two kept runs side by side ("α^K：" then "1 + 0.9 + … = 3.439。") get a <wbr> after the first one's
+closing mark: Firefox found no break between them and ran the pair past a phone's edge.
 """
 from __future__ import annotations
 
@@ -109,8 +112,15 @@ def _keep_values(html: str) -> str:
     return "".join(parts)
 
 
+# a kept run that ends with a closing mark, right before another formula, code or kept run:
+# Firefox sees no break between two such runs ("α^K：" "1 + 0.9 + … = 3.439。" ran 100 px past a
+# phone's edge), though a line may always end after a closing mark. A <wbr> gives it one.
+BREAK_BETWEEN_RUNS_RE = re.compile(rf"([{CLOSING}]</span>)(?=<(?:span|math|code)\b)")
+
+
 def _running_text(html: str) -> str:
-    return KEEP_RE.sub(_keep, CODE_RE.sub(_break_points, _keep_values(html)))
+    kept = KEEP_RE.sub(_keep, CODE_RE.sub(_break_points, _keep_values(html)))
+    return BREAK_BETWEEN_RUNS_RE.sub(r"\1<wbr>", kept)
 
 
 def keep_with_punctuation(html: str) -> str:

@@ -49,6 +49,10 @@ from tex_mathml import ARITY  # noqa: E402
 CLOSING = "，。、；：！？」』）】〕》〉”’…‥・"
 OPENING = "「『（【〔《〈“‘"
 
+# every worked answer and hint (<details>) opened: a learner reads them too, and a closed one has no
+# lines to check (Firefox ran an opened answer 100 px past a phone's edge, unseen while closed)
+OPEN_ANSWERS = "() => document.querySelectorAll('.md-typeset details').forEach((d) => { d.open = true; })"
+
 LINE_START_PROBLEMS = r"""
 (rootSelector) => {
   const CLOSING = new Set([...%s]);
