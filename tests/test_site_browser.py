@@ -300,10 +300,24 @@ def test_toy_answers_keys(open_lesson):
     assert toy.locator("[role=status]").get_attribute("aria-live") == "polite"
 
 
-# the toy's cells whose text does not fit inside them (text, its width, the cell's)
+# the toy's cells whose text does not fit inside them (text, its width, the cell's), and the Latin
+# words broken inside a cell to fit ("bonu" / "s": Firefox and WebKit at 390 px, the cell 0.5 px narrow)
 TOY_CELLS_OVERFLOWING = """() => [...document.querySelectorAll('.sd-toy__table td, .sd-toy__table th')]
     .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
-    .map((cell) => [cell.textContent.trim(), cell.scrollWidth, cell.clientWidth])"""
+    .map((cell) => [cell.textContent.trim(), cell.scrollWidth, cell.clientWidth])
+  .concat([...document.querySelectorAll('.sd-toy__table td')].flatMap((cell) => {
+    const words = [], walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.data.matchAll(/[A-Za-z]+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+        if (lines.size > 1) words.push([word[0] + " (split)", lines.size, cell.clientWidth]);
+      }
+    }
+    return words;
+  }))"""
 
 
 def toy_cells_overflowing(page, focus, press) -> list:
@@ -374,7 +388,7 @@ def test_the_toys_formula_stays_on_one_line(open_lesson, width):
 
 # the [top, bottom] of the toy's "→" and of the count after it ("4 個字"), and of the first and last
 # characters of "（草稿接著猜 5 個字）"
-TOY_LINES = """() => {
+TOY_LINES = r"""() => {
   const toy = document.querySelector('.sd-toy');
   const top = (node, i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1);
                              const box = r.getClientRects()[0]; return [box.top, box.bottom]; };
@@ -384,23 +398,39 @@ TOY_LINES = """() => {
   const count = toy.querySelector('.sd-toy__yield').firstChild;
   const note = texts(toy.querySelector('.sd-toy__prefix')).find((n) => n.data.includes('（草稿'));
   const open = note.data.indexOf('（');
+  // the tally's counts and their units ("4.15 個字", "2 輪"): the digit before and the unit's last character
+  const tally = texts(toy.querySelector('.sd-toy__tally')), starts = [];
+  let text = '';
+  tally.forEach((n) => { starts.push(text.length); text += n.data; });
+  const at = (i) => { let k = starts.length - 1; while (starts[k] > i) k--; return top(tally[k], i - starts[k]); };
+  const units = [...text.matchAll(/\d\s*(個字|輪)/g)].map((m) => [at(m.index), at(m.index + m[0].length - 1)]);
   return {arrow: [top(arrow, arrow.data.indexOf('→')), top(count, 0)],
-          note: [top(note, open), top(note, note.data.length - 1)]};
+          note: [top(note, open), top(note, note.data.length - 1)], units};
 }"""
 
 
 def test_the_toys_arrow_and_count_stay_together_on_a_phone(open_lesson):
     """A stranger's review at 390: "→" ended one line and "4 個字" began the next, and the note
-    "（草稿接著猜 5 個字）" left 字） alone. Fifty rounds, each one checked."""
+    "（草稿接著猜 5 個字）" left 字） alone; another saw the tally end a line with "= 4.15" and
+    begin the next with 個字 (α = 0.85, 歸零). Fifty rounds, each one checked, and the tally before."""
     page = open_lesson("", width=390, seed=9, has_touch=True, is_mobile=True)
-    draw = page.locator(".sd-toy").get_by_role("button", name="抽一輪")
+    toy = page.locator(".sd-toy")
+    draw = toy.get_by_role("button", name="抽一輪")
     def one_line(a, b):                 # their boxes overlap: one line (the count is larger type)
         return a[0] < b[1] and b[0] < a[1]
 
+    toy.get_by_role("slider").focus()
+    for _ in range(3):                  # α 0.70 → 0.85
+        page.keyboard.press("ArrowRight")
+    toy.get_by_role("button", name="歸零").click()
+    lines = page.evaluate(TOY_LINES)
+    assert "還沒抽" in toy.locator(".sd-toy__tally").inner_text()
+    assert len(lines["units"]) == 1 and all(one_line(*unit) for unit in lines["units"]), lines
     for _ in range(50):
         draw.click()
         lines = page.evaluate(TOY_LINES)
         assert one_line(*lines["arrow"]) and one_line(*lines["note"]), lines
+        assert len(lines["units"]) == 3 and all(one_line(*unit) for unit in lines["units"]), lines
 
 
 def test_the_toys_formula_at_alpha_one_is_not_zero_over_zero(open_lesson):

@@ -201,16 +201,19 @@
         : ["(1 − α", el("sup", { text: String(k + 1) }), ") / (1 − α) = ", value]);
     }
 
+    // a count and its unit on one line: a phone ended a line with "= 4.15" and began the next with 個字
+    const withUnit = (value, unit) => el("span", { className: "sd-toy__nobr" }, [value, unit]);
+
     function renderTally() {
       const formula = expectedTokens(alpha, k);
       if (!tally.rounds) {
-        tallyText.replaceChildren("還沒抽。公式：每輪期望 ", formulaText(formula.toFixed(2)), " 個字。");
+        tallyText.replaceChildren("還沒抽。公式：每輪期望 ", withUnit(formulaText(formula.toFixed(2)), " 個字。"));
       } else {
         const mean = tally.tokens / tally.rounds;
-        tallyText.replaceChildren(
-          `已抽 ${tally.rounds} 輪、共 ${tally.tokens} 個字：平均每輪 `,
-          el("strong", { className: "sd-toy__mean", text: mean.toFixed(2) }),
-          " 個字；公式 ", formulaText(el("strong", { className: "sd-toy__formula", text: formula.toFixed(2) })), "。");
+        tallyText.replaceChildren("已抽 ", withUnit(String(tally.rounds), " 輪"), "、共 ",
+          withUnit(String(tally.tokens), " 個字"), "：平均每輪 ",
+          withUnit(el("strong", { className: "sd-toy__mean", text: mean.toFixed(2) }), " 個字；"),
+          "公式 ", formulaText(el("strong", { className: "sd-toy__formula", text: formula.toFixed(2) })), "。");
       }
       const theory = yieldProbabilities(alpha, k);
       const top = Math.max(...theory, ...tally.counts.map((c) => c / Math.max(1, tally.rounds)));
