@@ -181,6 +181,16 @@ def test_phone_lines_and_display_formulas(open_page, path):
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
 
 
+
+def test_code_blocks_keep_the_themes_thin_scrollbar(open_page):
+    """course.css's ::-webkit-scrollbar rule is for WebKit and Chromium. Firefox knows that selector
+    too, and under the rule it drew a light 12 px track under every code block that scrolls (a
+    stranger's review; worst in the dark scheme): Material's thin scrollbar stays in Firefox."""
+    page = open_page("knowledge-card/", width=390, height=844)
+    widths = page.evaluate("() => [...document.querySelectorAll('.md-typeset pre > code')]"
+                           ".map((code) => getComputedStyle(code).scrollbarWidth)")
+    assert widths and set(widths) == {"thin"}, widths
+
 # --------------------------------------------------------------------------- toy and quiz
 
 # every heading with a permalink: how far its box reaches below its text, and where the permalink
