@@ -1134,6 +1134,18 @@ def test_the_lab_button_steps_aside_while_the_learner_reads_down(open_lesson):
     assert page.locator(".sd-lab").is_visible()
 
 
+
+def test_the_lab_button_is_not_over_the_open_navigation_drawer(open_lesson):
+    """A stranger's review at 390 in Firefox and WebKit: with the ≡ drawer open, the floating 🧪 實驗場
+    button was drawn bright above the drawer's dimmed page. It is gone while the drawer is open."""
+    page = open_lesson("", width=390, has_touch=True, is_mobile=True)
+    button = page.locator(".sd-lab-open")
+    assert button.is_visible()
+    page.locator("label.md-header__button[for='__drawer']").click()
+    button.wait_for(state="hidden", timeout=5000)
+    page.locator("label.md-overlay").click(position={"x": 370, "y": 400})     # the page beside it
+    button.wait_for(state="visible", timeout=5000)
+
 def test_the_lab_button_steps_aside_from_the_toy_the_learner_uses_under_it(open_lesson):
     """At the top of lesson 1 on a phone the floating button lay over the toy's 5th column, and
     抽一輪's 5th tile came out under it: a tap in a widget the button lies over, or the keyboard's
