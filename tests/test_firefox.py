@@ -20,8 +20,9 @@ from support.firefox import FirefoxLab, firefox
 from support.lab import wait_until
 from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, MALFORMED_MATH,
                                MARKS, OPEN_ANSWERS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS,
-                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED,
-                               WIDE_TABLES, check_display_formulas, check_wide_tables, signs_not_narrow)
+                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SHORT_CODE_SPLIT, SIGNS,
+                               TABLE_HINTS_SETTLED, WIDE_TABLES, check_display_formulas, check_wide_tables,
+                               signs_not_narrow)
 from support.search import search_finds
 from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
                                 press_keys_through_the_start, stream_texts_of)
@@ -175,6 +176,7 @@ def test_phone_lines_and_display_formulas(open_page, path):
     check_wide_tables(page.evaluate(WIDE_TABLES))
     assert page.evaluate(CODE_SPLIT_IN_TABLES) == []
     assert page.evaluate(OPTIONS_SPLIT_AFTER_HYPHENS) == []    # no "--" / "max-num-seqs"
+    assert page.evaluate(SHORT_CODE_SPLIT) == []               # no "/" / "metrics"
     if path == "":
         page.evaluate("() => document.querySelector('.md-typeset__scrollwrap[data-sd-more]').scrollIntoView({block: 'center'})")
         page.screenshot(SHOTS / "firefox-phone-table-fading.png")

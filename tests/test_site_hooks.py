@@ -131,6 +131,10 @@ def test_only_the_formula_or_code_and_its_marks_are_wrapped(html):
      '<code><span class="sd-opt">--num</span>-speculative-tokens</code>'),
     ("<code>vllm --x</code>", "<code>vllm --x</code>"),           # hyphens inside: as it was
     ("<code>--</code>", "<code>--</code>"),
+    # a short path stays whole (Firefox broke "/" / "metrics"); a long one breaks at its slashes
+    ("<code>/metrics</code>", '<code><span class="sd-opt">/metrics</span></code>'),
+    ("<code>vllm/config/speculative.py</code>", "<code>vllm/config/speculative.py</code>"),
+    ("<code>a b/c</code>", "<code>a b/c</code>"),
     ("<pre><code>--a-b</code></pre>", "<pre><code>--a-b</code></pre>"),    # a code block
 ])
 def test_a_command_line_option_stays_on_one_line(before, after):

@@ -31,6 +31,8 @@ line after any hyphen, and broke one right after the leading "--", another into 
 its first word, and may break at its later hyphens. The table of contents repeats a heading as
 plain text, with no <code> around its option: keep_options_in_title(title) keeps the option there
 the same way (the TOC beside your-gpu broke "設定 --max-num-seqs" into "--max-num-" / "seqs").
+A short path (`/metrics`, at most OPTION_WHOLE characters) is kept whole the same way: Firefox
+breaks a line after a slash before a letter.
 
 A measured value with its error ("1.898 ± 0.013"), a short assignment ("K = 4", "α = 0.734") and
 a numbered formula's name ("公式 1") are kept on one line too (<span class="sd-value">; course.css:
@@ -70,6 +72,9 @@ FIRST_WORD_RE = re.compile(rf"^-+{_WORD}")
 # characters: "--max-num-seqs" (14) stays whole. A longer one kept whole pushed lesson 1 wider than
 # a phone in Firefox ("、--num-speculative-tokens": no break after a 、 that ends a nowrap span)
 OPTION_WHOLE = 16
+# a short path with a slash in it (`/metrics`): Firefox breaks a line after a "/" before a letter,
+# and left "/" at the end of one line of the knowledge card and "metrics" at the start of the next
+SHORT_PATH_RE = re.compile(rf"^(?=[^\s]*/)[^\s<-][^\s<]{{0,{OPTION_WHOLE - 1}}}$")
 
 
 def _keep_option(text: str) -> str:
@@ -82,11 +87,13 @@ def _keep_option(text: str) -> str:
 
 def _break_points(match: re.Match) -> str:
     """<wbr> after / and _ inside a long inline code's text (not inside its tags); a command-line
-    option kept on one line."""
+    option kept on one line, and a short path too."""
     start, body, end = match.groups()
     parts = TAG_RE.split(body)
     if sum(len(part) for part in parts[::2]) >= LONG_CODE:
         parts[::2] = [BREAK_AFTER_RE.sub(r"\1<wbr>", part) for part in parts[::2]]
+    elif len(parts) == 1 and SHORT_PATH_RE.match(body):
+        return f'{start}<span class="sd-opt">{body}</span>{end}'
     parts[0] = _keep_option(parts[0])
     return start + "".join(parts) + end
 

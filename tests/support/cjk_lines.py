@@ -232,6 +232,14 @@ def check_wide_tables(tables: list[dict]) -> None:
                 f"table cut at the column's edge without a cue that more is to the right: {t}"
 
 
+# every short path in inline code (no space, a slash, at most 16 characters: `/metrics`,
+# `Qwen/Qwen3-0.6B`) that is drawn on more than one line: [{page, code}]
+SHORT_CODE_SPLIT = r"""() => [...document.querySelectorAll(".md-typeset code")]
+  .filter((code) => !code.closest("pre") && code.getClientRects().length
+          && /^\S{1,16}$/.test(code.textContent) && code.textContent.includes("/")
+          && new Set([...code.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size > 1)
+  .map((code) => ({page: location.pathname, code: code.textContent}))"""
+
 CODE_SPLIT_IN_TABLES = r"""
 () => {
   const WORD_END = /[-_\/=\s]/;
