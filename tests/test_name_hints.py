@@ -159,3 +159,28 @@ def test_first_cell_names_reads_a_cell_as_ipython_does():
         "z": "define", "i": "define", "w": "define", "v": "define", "f": "define", "K": "define",
         "u": "define"}
     assert contents.first_cell_names({"cells": [{"cell_type": "markdown", "source": ""}]}) == {}
+
+
+def test_the_packages_error_about_the_learners_input_is_shown_from_the_learners_line(shell):
+    """A wrong file in your-gpu's bench cell showed 26 lines of the package's source before its
+    message (a helper's phone review): now the traceback ends at the learner's line, and the
+    message follows right under it. Errors from anywhere else keep their whole traceback."""
+    shell.run_cell("from specdec_lab import expected_tokens\nfrom specdec_lab.vllm import read_bench_results")
+    shown = run(shell, "runs = read_bench_results([{'max_concurrency': 1}])")
+    assert shown[-1].startswith("ValueError: ") and "output_throughput" in shown[-1], shown
+    assert "----> 1 runs = read_bench_results([{'max_concurrency': 1}])" in shown
+    assert not any("specdec_lab" in line and ".py" in line for line in shown), shown   # no package frame
+    assert len(shown) <= 8, shown
+    shown = run(shell, "expected_tokens(alpha=1.2, k=5)")
+    assert shown[-1].startswith("ValueError: alpha ") and not any("_validate" in line for line in shown)
+    shown = run(shell, "expected_tokens(alpha=0.5, k='x')")
+    assert shown[-1].startswith(("ValueError: k ", "TypeError: k ")), shown
+    # numpy's own error, and one the learner's own function raises: the whole traceback
+    shown = run(shell, "import numpy as np\nnp.ones(2) @ np.ones(3)")
+    assert shown[-1].startswith("ValueError: matmul")
+    shown = run(shell, "def f(x):\n    raise ValueError('mine')\nf(1)")
+    assert shown[-1] == "ValueError: mine" and any("----> 2" in line for line in shown), shown
+    # the package's error raised through a function of the learner's: cut after the learner's frame
+    shown = run(shell, "def g():\n    return expected_tokens(alpha=-1, k=3)\ng()")
+    assert shown[-1].startswith("ValueError: alpha ") and any("----> 2" in line for line in shown)
+    assert not any("_validate" in line for line in shown), shown

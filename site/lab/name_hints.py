@@ -19,6 +19,13 @@ a NameError raised inside a function of a module (the innermost frame's globals 
 learner's), an UnboundLocalError, a name the running cell's notebook does not bind in its first
 cell.
 
+A ValueError or TypeError that the course's package (specdec_lab) raised about what the learner
+gave it is shown from the learner's own line: the traceback stops at the last frame of the
+learner's code, and the message, which names the parameter, the value and the valid range, follows
+right under it. A wrong file uploaded to your-gpu's bench cell had shown 26 lines of the
+package's source first, on a phone taller than the screen, with the explanation at the very end.
+An error raised anywhere else (numpy, Python, the learner's own function) keeps its whole traceback.
+
 The kernel's Pyodide loader (site/lab/pyodide-loader.js) runs this once the kernel has started,
 before any cell, and calls install(shell, first_cells, cells). No imports. Plain Python, tested
 in CPython's IPython (tests/test_name_hints.py); CPython's own runs of the notebooks
@@ -69,16 +76,40 @@ def learners_name(error: NameError, tb, namespace: dict) -> str | None:
     return name
 
 
+PACKAGE = "specdec_lab"
+
+
+def from_the_learners_line(tb, namespace: dict):
+    """`tb` cut after the learner's last frame (one that runs in `namespace`) when every frame
+    after it is the course package's; None when the error did not come that way."""
+    last, frames = None, []
+    while tb is not None:
+        frames.append(tb)
+        if tb.tb_frame.f_globals is namespace:
+            last = len(frames) - 1
+        tb = tb.tb_next
+    rest = frames[last + 1:] if last is not None else []
+    if not rest or not all(str(f.tb_frame.f_globals.get("__name__", "")).split(".")[0] == PACKAGE
+                           for f in rest):
+        return None
+    frames[last].tb_next = None
+    return frames[0]
+
+
 def install(shell, first_cells: dict[str, dict[str, str]], cells: dict[str, list[str]]) -> None:
-    """Have `shell` (IPython's) show every NameError with its hint, if it has one.
+    """Have `shell` (IPython's) show every NameError with its hint, if it has one, and the
+    package's ValueError or TypeError about the learner's input from the learner's line.
     cells: notebook -> the ids of its cells."""
     notebook_of = {cell: notebook for notebook, ids in cells.items() for cell in ids}
 
     def show(shell, etype, value, tb, tb_offset=None):
-        name = learners_name(value, tb, shell.user_global_ns)
-        if name is not None:
-            line = hint(name, notebook_of.get(running_cell(shell)), first_cells)
-            if line and line not in getattr(value, "__notes__", ()):
-                value.add_note(line)
+        if isinstance(value, NameError):
+            name = learners_name(value, tb, shell.user_global_ns)
+            if name is not None:
+                line = hint(name, notebook_of.get(running_cell(shell)), first_cells)
+                if line and line not in getattr(value, "__notes__", ()):
+                    value.add_note(line)
+        elif type(value) in (ValueError, TypeError):
+            tb = from_the_learners_line(tb, shell.user_global_ns) or tb
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
-    shell.set_custom_exc((NameError,), show)
+    shell.set_custom_exc((NameError, ValueError, TypeError), show)
