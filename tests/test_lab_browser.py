@@ -616,6 +616,14 @@ def test_a_learner_uploads_bench_results_with_the_notebooks_button(browser, base
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+# the traceback the kernel sends for `arg` (code run outside any cell), or null
+TRACEBACK_OF = """
+    return new Promise((done) => {
+      const future = nb.sessionContext.session.kernel.requestExecute({code: arg});
+      let tb = null;
+      future.onIOPub = (msg) => { if (msg.header.msg_type === 'error') tb = msg.content.traceback; };
+      future.done.then(() => done(tb));
+    });"""
 
 
 def test_a_challenge_cell_run_before_the_first_cell_says_to_run_the_first_cell(browser, base_url):
@@ -641,13 +649,7 @@ def test_a_challenge_cell_run_before_the_first_cell_says_to_run_the_first_cell(b
         SHOTS.mkdir(parents=True, exist_ok=True)
         lab.page.screenshot(path=str(SHOTS / "lab-desktop-name-hint.png"))
 
-        typo = lab.in_app("""
-            return new Promise((done) => {
-              const future = nb.sessionContext.session.kernel.requestExecute({code: 'expected_token(0.4, 5)'});
-              let tb = null;
-              future.onIOPub = (msg) => { if (msg.header.msg_type === 'error') tb = msg.content.traceback; };
-              future.done.then(() => done(tb));
-            });""")
+        typo = lab.in_app(TRACEBACK_OF, "expected_token(0.4, 5)")
         assert typo and "expected_token' is not defined" in ANSI.sub("", typo[-1]), typo
         assert "💡" not in "".join(typo)
 
@@ -655,6 +657,10 @@ def test_a_challenge_cell_run_before_the_first_cell_says_to_run_the_first_cell(b
         assert lab.in_app(RUN_CELL, setup) == []
         again = lab.in_app(RUN_CELL, challenge)
         assert [o["output_type"] for o in again] == ["execute_result"], again
+        # the package's error about the learner's input, from the learner's line (name_hints.py)
+        bad = ANSI.sub("", "\n".join(lab.in_app(TRACEBACK_OF, "expected_tokens(alpha=1.2, k=5)"))).splitlines()
+        assert bad[-1].startswith("ValueError: alpha ") and "1.2" in bad[-1], bad
+        assert not any("specdec_lab" in line for line in bad) and len(bad) <= 8, bad
         assert lab.errors == []
     finally:
         lab.context.close()
