@@ -598,6 +598,22 @@ def test_a_kept_histogram_refuses_another_k():
     assert "K = 6" in str(error.value)
 
 
+
+@pytest.mark.parametrize("alpha", [0.0, 0.5, 0.8, 1.0])
+def test_the_histograms_share_axis_stops_at_100_percent(alpha):
+    """A share of the rounds is never over 100 %: at α = 1 (every round K + 1 tokens) the axis,
+    raised to leave the legend room, had a 120 % tick (a helper's phone review). The same figure
+    redrawn for another α keeps its ticks right too."""
+    from specdec_lab.plotting.figures import TokensPlot
+
+    plot = TokensPlot(5, 1000)
+    for a in (alpha, 1.0 - alpha):
+        fig = plot.update(monte_carlo_check(a, 5, rounds=1000, seed=1))
+        ticks = fig.axes[0].get_yticks()
+        assert len(ticks) >= 3 and ticks.max() <= 1 + 1e-9, (a, ticks)
+        tallest = max(plot.bars[i].get_height() for i in range(6))
+        assert fig.axes[0].get_ylim()[1] == pytest.approx(1.32 * max(tallest, plot.closed.get_ydata().max()))
+
 @pytest.mark.parametrize("p", [8.5e-31, 1.7e-5, 0.0, 0.053])
 def test_a_tiny_p_value_in_a_title_has_every_glyph(p):
     """The Chinese font has no superscript minus: p_text's 8.5×10⁻³¹ in a title drew a box (seen

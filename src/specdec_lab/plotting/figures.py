@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator, PercentFormatter
+from matplotlib.ticker import AutoLocator, MaxNLocator, PercentFormatter
 
 from .._validate import scalar, scalar_int
 from ..closed_form import best_k, knee_k, speedup
@@ -85,7 +85,13 @@ class TokensPlot:
                 fontsize=11.5,
             )
             self.legend.set_loc("upper center" if check.alpha >= 0.5 else "upper right")
-            self.ax.set_ylim(0, max(freq.max(), check.probabilities.max()) * 1.32)
+            top = max(freq.max(), check.probabilities.max()) * 1.32
+            self.ax.set_ylim(0, top)
+            # the room above the tallest bar is the legend's: no share of the rounds is over 100 %,
+            # and at α = 1 the axis had a 120 % tick
+            self.ax.yaxis.set_major_locator(AutoLocator())
+            self.ax.set_yticks([t for t in self.ax.get_yticks() if 0 <= t <= min(1, top) + 1e-9])
+            self.ax.set_ylim(0, top)
         return self.fig
 
 
