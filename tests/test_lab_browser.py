@@ -1377,6 +1377,9 @@ def test_while_python_starts_nothing_changes_on_the_lesson_page_between_the_labs
         report(lab.frame(), {"stage": "start", "text": "下載並啟動 Python…"})
         wait_until(lambda: page.locator(".sd-lab__status-text").text_content() == "下載並啟動 Python…", 5,
                    what="the panel saying Python is starting")
+        # the notebook's static preview comes in once, as the page loads (it is fetched): on a busy
+        # machine it came inside the window below (fresh clone, one core busy)
+        lab.preview_shown(timeout=60)
         page.evaluate(RECORD_CHANGES)
         page.wait_for_timeout(3500)               # three and a half seconds of Python's start
         assert page.evaluate("() => window.__changes") == []
