@@ -116,3 +116,13 @@ def test_wrong_rules_fail_the_chi_square(rule):
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("rule, exact", [("with_replacement", 0.75), ("without_replacement", 1.0)])
+def test_sequoia_appendix_f3_measured(rule, exact):
+    # Sequoia App. F.3: q = (0.5, 0.5), p = (1, 0), two candidates → accepted 0.75 with replacement, 1 without
+    n = 20_000
+    runs = tree_decode(_OneState([1.0, 0.0]), _OneState([0.5, 0.5]), ["A"] * n, 1, full_tree(2, 1), rule=rule, seed=4)
+    measured = runs.node_hits.sum() / runs.rounds
+    assert abs(measured - exact) <= 5 * np.sqrt(exact * (1 - exact) / n) + 1e-12
+    assert all(t == [0] for t in runs.tokens)  # the written token always follows p
