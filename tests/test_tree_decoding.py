@@ -112,6 +112,10 @@ def test_wrong_rules_fail_the_chi_square(rule):
     (lambda: tree_decode(TARGET, DRAFT, [], 5, [(0,)]), "prompts"),
     (lambda: tree_decode(TARGET, DRAFT, PROMPTS[:1], 5, [(0,)], rule="with_replacement", temperature=0), "temperature"),
     (lambda: tree_sampling_check(TARGET, DRAFT, "greedy"), "rule"),
+    (lambda: tree_decode(TARGET, DRAFT, PROMPTS[:1], 5, [(0,)], rule="with_replacement", draft_temperature=0.0),
+     "draft_temperature"),
+    (lambda: tree_decode(TARGET, DRAFT, ["模"], 5, [(0,)]), "prompt"),
+    (lambda: tree_decode(TARGET, object(), PROMPTS[:1], 5, [(0,)]), "draft"),
 ])
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
