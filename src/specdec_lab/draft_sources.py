@@ -332,7 +332,7 @@ def draft_sources_table(target, prompts, *, n_tokens=200, k=5, block=15, thresho
     progress.close()
     return Table(("草稿來源（字元 n-gram 替身）", "各位置接受率（前 8 格）", "走到各位置的輪數比例", "每輪產出", "加速",
                   "論文的數字", "出處"), tuple(rows), align="<<<>><<",
-                 caption=f"{'貪婪' if temperature is None else f'溫度 {temperature:g}'}，每輪 {len(prompts)} 段 × {n_tokens} 字；"
+                 caption=f"{'貪婪' if temperature is None else f'溫度 {temperature:g}'}，{len(prompts)} 段各寫 {n_tokens} 字；"
                          f"每步草稿成本 {draft_cost:g}（大模型一次前向 = 1）")
 
 
