@@ -289,7 +289,7 @@ def test_lesson_one_has_the_five_quiz_questions_with_the_agreed_answers():
     quizzes = [q for q in parse_quizzes(text, path="lessons/index.md") if q.kind == "choice"]
     got = [q.answer for q in quizzes]
     assert got == ANSWERS, (f"lesson 1's questions answer {got}; tests/support/site.py LESSON1_QUIZ_ANSWERS says "
-                            f"{ANSWERS}: whoever changes, adds or removes a lesson 1 question updates that list (README)")
+                            f"{ANSWERS}: whoever changes, adds or removes a lesson 1 question updates that list (docs/authoring.md)")
     for number, quiz in enumerate(quizzes, start=1):
         assert re.match(rf"Q{number}\b", quiz.title), quiz.title
         assert [o.label for o in quiz.options] == ["A", "B", "C", "D"]

@@ -358,7 +358,7 @@ def test_a_dollar_sign_meant_as_one_builds(project):
 @pytest.fixture
 def course_copy(tmp_path):
     """A temporary copy of the course (mkdocs.yml, lessons/, notebooks/; site/ linked) with a new
-    lesson in two files, as README 給講師「加一課」 describes: lessons/k-sweep.md naming its
+    lesson in two files, as docs/authoring.md「加一課」 describes: lessons/k-sweep.md naming its
     notebook in its front matter, and notebooks/k_sweep.ipynb."""
     import shutil
     shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
@@ -386,7 +386,7 @@ def course_copy(tmp_path):
 
 @pytest.mark.parametrize("mistake", ["a broken link", "a nav entry naming no file"])
 def test_site_builds_command_stops_on_a_broken_link_or_nav_entry(course_copy, mistake):
-    """What `make serve` and `make site` run (site/build.py) stops, as the README says, where a
+    """What `make serve` and `make site` run (site/build.py) stops, as docs/authoring.md says, where a
     link or the menu points at no page. (With --quiet MkDocs 1.6 counted no warnings, and --strict
     built both pages: a link to a 404, a menu item "None".)"""
     sys.path.insert(0, str(ROOT / "site"))
