@@ -23,6 +23,7 @@ from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_STAR
                                check_display_formulas, check_wide_tables, signs_not_narrow)
 from support.fonts_drawn import fonts_drawing_each
 from support.lab import wait_until
+from support.search import IME_WAYS, ITEMS, REDRAWN_FOR, RESULTS_SHOWN, Typing, search_finds, search_follows_input_method
 from support.server import chromium, open_page, serve_site
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_lessons
 
@@ -1330,6 +1331,36 @@ def test_search_finds_course_terms_on_the_right_pages(open_lesson, base_url, ter
         assert base_url + expected in found, f"{term}: {sorted(found)}"
     if term == "接受率":
         shot(page, "search-接受率")
+
+
+@pytest.mark.parametrize("how", IME_WAYS)
+def test_search_follows_text_from_an_input_method(open_lesson, base_url, how):
+    """Issue 46: text committed without a key going up (an input method's candidate picked with
+    the mouse, a paste from the menu) left the results on the previous query, or on 「打字進行搜尋」,
+    until one more key press; and WebKit's Enter that commits Zhuyin (after compositionend,
+    keyCode 229) opened the first result (site/assets/search-ime.js). "enter-chromium" passed
+    before too (Material skips keys inside a composition): it guards that the fix keeps it."""
+    page = open_lesson("")
+    search_follows_input_method(Typing(page), how, base_url)
+
+
+def test_search_follows_chromiums_own_input_method(open_lesson, base_url):
+    """The same through Chromium's IME path (CDP): Input.imeSetComposition shows ㄌㄩˋ underlined,
+    Input.insertText commits 率; the browser fires the composition and input events, no key."""
+    page = open_lesson("")
+    search_finds(Typing(page), "接受", {base_url})
+    page.evaluate(f"() => document.querySelectorAll('{ITEMS}').forEach(i => i.dataset.sdStale = '')")
+    client = page.context.new_cdp_session(page)
+    client.send("Input.imeSetComposition", {"text": "ㄌㄩˋ", "selectionStart": 3, "selectionEnd": 3})
+    assert page.evaluate("() => document.querySelector('.md-search__input').value") == "接受ㄌㄩˋ"
+    client.send("Input.insertText", {"text": "率"})
+    client.detach()
+    assert page.evaluate("() => document.querySelector('.md-search__input').value") == "接受率"
+    try:
+        page.wait_for_function(REDRAWN_FOR, arg="接受率", timeout=30_000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"no results for 接受率: {page.evaluate(RESULTS_SHOWN)}") from None
+    shot(page, "search-ime-接受率")
 
 
 def test_search_results_are_above_the_lab_panel(open_lesson):

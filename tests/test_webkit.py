@@ -29,7 +29,7 @@ from support.axe import axe_script
 from support.cjk_lines import (MARKS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SEARCH_TEXT_DRAWN,
                                SIGNS, signs_not_narrow)
 from support.lab import TIMELINE, wait_until
-from support.search import search_finds
+from support.search import IME_WAYS, search_finds, search_follows_input_method
 from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, START_SAMPLER, START_SAMPLES,
                                 STREAM_TEXTS, broken_images, stream_texts_of)
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
@@ -260,6 +260,17 @@ def test_search_finds_the_course_terms(open_page, base_url):
     # an option as the lessons write it: lunr read the leading "-" as "must not contain" and found
     # nothing (site/assets/search-query.js)
     search_finds(page, "--max-num-seqs", {base_url, base_url + "knowledge-card/", base_url + "your-gpu/"})
+
+
+@pytest.mark.parametrize("how", IME_WAYS)
+def test_search_follows_text_from_an_input_method(open_page, base_url, how):
+    """As test_site_browser's: Zhuyin committed without a key (the candidate clicked), by Enter in
+    Chromium's and in WebKit's order of events, or pasted; the results follow to 接受率 and Enter
+    does not open a result (site/assets/search-ime.js)."""
+    page = open_page("")
+    search_follows_input_method(page, how, base_url)
+    if how == "enter-webkit":
+        page.screenshot(SHOTS / "webkit-search-ime-接受率.png")
 
 
 @pytest.mark.parametrize("path, width", [("", 1440), ("", 390), ("knowledge-card/", 390)])
