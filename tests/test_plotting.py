@@ -410,8 +410,12 @@ def test_right_aligned_columns_end_together_and_headers_follow():
     assert len(ends) == 1  # the number column ends at one display column, header included
     assert rows[1].endswith("  7") and rows[0].startswith("改寫  ")
     html = table._repr_html_()
-    assert '<td style="text-align: right">1193</td>' in html and '<th style="text-align: left">任務</th>' in html
-    assert "style" not in tables.Table(("a",), (("b",),))._repr_html_()  # no align: the notebook's own style
+    assert '<td style="text-align: right">1193</td>' in html
+    assert '<th style="text-align: left; word-break: keep-all">任務</th>' in html
+    # no align: the notebook's own alignment; a header still breaks between words only (a phone
+    # broke 位置 into 位／置)
+    plain = tables.Table(("位置",), (("b",),))._repr_html_()
+    assert "text-align" not in plain and '<th style="word-break: keep-all">位置</th>' in plain
 
 
 @pytest.mark.parametrize("make, message", [

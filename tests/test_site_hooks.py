@@ -29,6 +29,28 @@ def test_arithmatex_output_becomes_mathml():
     assert '<div class="sd-math">' in html
 
 
+def test_a_display_formula_breaks_where_it_allows():
+    """\\allowbreak splits a display formula into pieces of one wrapping block (course.css): side
+    by side where they fit, the next on the next line on a phone (issue 46); each piece is its
+    own display formula with the MathML of the same TeX; elsewhere nothing changes."""
+    left, right = r"\mathbb{E}[N] \;=\; 1 + \alpha + \cdots + \alpha^K", r"\;=\; \frac{1-\alpha^{K+1}}{1-\alpha}"
+    html = tex_to_mathml_html(f'<div class="arithmatex">\\[\n{left} \\allowbreak {right}\n\\]</div>')
+    assert html == ('<div class="sd-math sd-math--wraps">'
+                    f"{tex_to_mathml(left, True)}{tex_to_mathml(right, True)}</div>")
+    assert "allowbreak" not in html and html.count('display="block"') == 2
+    one = tex_to_mathml_html(f'<div class="arithmatex">\\[{left}\\]</div>')
+    assert one == f'<div class="sd-math">{tex_to_mathml(left, True)}</div>'
+    searchable = tex_to_mathml_html(f'<div class="arithmatex">\\[{left}\\allowbreak{right}\\]</div>',
+                                    for_search=True)
+    assert searchable.count("<annotation-xml") == 2 and "sd-math--wraps" in searchable
+
+
+@pytest.mark.parametrize("tex", [r"\frac{a \allowbreak b}{c}", r"x^{2 \allowbreak}"])
+def test_a_break_inside_braces_is_refused(tex):
+    with pytest.raises(MathError, match="allowbreak"):
+        tex_to_mathml_html(f'<div class="arithmatex">\\[{tex}\\]</div>')
+
+
 @pytest.mark.parametrize("tex, text", [
     (r"\alpha,\alpha^2,\alpha^3,\dots", "α,α<sup>2</sup>,α<sup>3</sup>,…"),
     (r"1+\sum_i \prod_{j\le i}\alpha_j", "1+∑<sub>i</sub>∏<sub>j≤i</sub>α<sub>j</sub>"),

@@ -26,10 +26,11 @@ import pytest
 
 from specdec_lab import expected_tokens
 from support.axe import axe_script
-from support.cjk_lines import (MARKS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS, SEARCH_TEXT_DRAWN,
-                               SIGNS, signs_not_narrow)
+from support.cjk_lines import (DISPLAY_FORMULAS, MARKS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS,
+                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SIGNS, check_display_formulas,
+                               signs_not_narrow)
 from support.lab import TIMELINE, wait_until
-from support.search import search_finds
+from support.search import IME_WAYS, search_finds, search_follows_input_method
 from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, START_SAMPLER, START_SAMPLES,
                                 STREAM_TEXTS, broken_images, stream_texts_of)
 from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
@@ -260,6 +261,34 @@ def test_search_finds_the_course_terms(open_page, base_url):
     # an option as the lessons write it: lunr read the leading "-" as "must not contain" and found
     # nothing (site/assets/search-query.js)
     search_finds(page, "--max-num-seqs", {base_url, base_url + "knowledge-card/", base_url + "your-gpu/"})
+
+
+@pytest.mark.parametrize("how", IME_WAYS)
+def test_search_follows_text_from_an_input_method(open_page, base_url, how):
+    """As test_site_browser's: Zhuyin committed without a key (the candidate clicked), by Enter in
+    Chromium's and in WebKit's order of events, or pasted; the results follow to 接受率 and Enter
+    does not open a result (site/assets/search-ime.js)."""
+    page = open_page("")
+    search_follows_input_method(page, how, base_url)
+    if how == "enter-webkit":
+        page.screenshot(SHOTS / "webkit-search-ime-接受率.png")
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+def test_display_formulas_fit_a_phone(open_page, path):
+    """At 390 every display formula of the lessons fits its column (issue 46: three of lesson 1's
+    were cut behind a fade; they break where their TeX says \\allowbreak), readable and whole."""
+    page = open_page(path, width=390, height=844)
+    wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20, what="fonts loaded")
+    try:                                # a11y.js marks the formulas a frame after the fonts
+        wait_until(lambda: page.evaluate(SCROLL_HINTS_SETTLED), 5, what="formulas' scroll hints")
+    except TimeoutError:
+        pass                            # check_display_formulas says which formula and how
+    check_display_formulas(page.evaluate(DISPLAY_FORMULAS), must_fit=True)
+    if path == "":
+        for i in range(page.evaluate("() => document.querySelectorAll('.sd-math--wraps').length")):
+            page.evaluate(f"() => document.querySelectorAll('.sd-math--wraps')[{i}].scrollIntoView({{block: 'center'}})")
+            page.screenshot(SHOTS / f"webkit-phone-formula-{i}.png")
 
 
 @pytest.mark.parametrize("path, width", [("", 1440), ("", 390), ("knowledge-card/", 390)])

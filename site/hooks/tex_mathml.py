@@ -160,13 +160,35 @@ def tex_to_mathml_html(page_html: str, for_search: bool = False) -> str:
     def replace(match: re.Match) -> str:
         display = match.group("block") is not None
         tex = html.unescape(match.group("block") if display else match.group("inline"))
-        mathml = tex_to_mathml(tex, display)
+        pieces = break_points(tex) if display else [tex]
+        mathml = [tex_to_mathml(piece, display) for piece in pieces]
         if for_search:
-            mathml = searchable(mathml)
+            mathml = [searchable(one) for one in mathml]
+        if len(mathml) > 1:     # pieces side by side where they fit, one under another where not
+            return f'<div class="sd-math sd-math--wraps">{"".join(mathml)}</div>'
         if display:
-            return f'<div class="sd-math">{mathml}</div>'
-        return mathml
+            return f'<div class="sd-math">{mathml[0]}</div>'
+        return mathml[0]
     return ARITHMATEX_RE.sub(replace, page_html)
+
+
+def break_points(tex: str) -> list[str]:
+    """A display formula split where it says `\\allowbreak` outside any braces: TeX's own word
+    for "a line may break here". A formula too wide for a phone (390 px) goes on at its next
+    break on the next line, and stays on one line where it fits; MathML in browsers breaks no
+    display formula by itself. A break inside braces is an error (it would split a group)."""
+    pieces, depth, start = [], 0, 0
+    for match in re.finditer(r"\\[{}]|[{}]|\\allowbreak(?![A-Za-z])", tex):
+        token = match.group()
+        if token in "{}":
+            depth += 1 if token == "{" else -1
+        elif token == "\\allowbreak":
+            if depth:
+                raise MathError(f"公式 `{tex.strip()}` 的 \\allowbreak 在大括號裡：只能斷在最外層")
+            pieces.append(tex[start:match.start()])
+            start = match.end()
+    pieces.append(tex[start:])
+    return [piece for piece in pieces if piece.strip()]
 
 
 # A `$` left in a page's text after arithmatex and the MathML above, just before TeX (a backslash,

@@ -67,9 +67,11 @@ class Table:
 
     def _repr_html_(self) -> str:
         # explicit alignment only when asked for, so a table without ``align`` keeps the notebook's own style
-        style = [f' style="text-align: {"right" if a == ">" else "left"}"' if self.align else ""
+        align = [f"text-align: {'right' if a == '>' else 'left'}; " if self.align else ""
                  for a in self._aligns()]
-        head = "".join(f"<th{s}>{escape(h)}</th>" for h, s in zip(self.headers, style))
+        style = [f' style="{a.rstrip("; ")}"' if a else "" for a in align]
+        # a header breaks between words only: on a phone a squeezed column broke 位置 into 位／置
+        head = "".join(f'<th style="{a}word-break: keep-all">{escape(h)}</th>' for h, a in zip(self.headers, align))
         body = "".join(
             "<tr>" + "".join(f"<td{s}>{escape(c)}</td>" for c, s in zip(row, style)) + "</tr>"
             for row in self.rows

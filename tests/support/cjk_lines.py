@@ -188,12 +188,15 @@ MALFORMED_MATH = """() => { const arity = %s;
     .map((el) => `${el.localName} (${el.children.length}): ${el.outerHTML.slice(0, 160)}`); }""" % json.dumps(ARITY)
 
 
-def check_display_formulas(formulas: list[dict]) -> None:
+def check_display_formulas(formulas: list[dict], must_fit: bool = False) -> None:
     """DISPLAY_FORMULAS' measures, in either browser: each formula readable (≥ 16 px) and inside
-    the page; one that fits does not fade; one that does not fit scrolls, faded on the right."""
+    the page; one that fits does not fade; one that does not fit scrolls, faded on the right.
+    must_fit (the lessons at a phone's 390 px): none is wider than its column, as a learner
+    expects (a long one is written with \\allowbreak, site/hooks/tex_mathml.py)."""
     for f in formulas:
         assert f["fontSize"] >= 16, f"formula drawn too small to read: {f}"
         assert f["blockRight"] <= f["viewport"] + 1, f"formula block wider than the page: {f}"
+        assert not (must_fit and f["scrolls"]), f"formula wider than its column, cut behind a fade: {f}"
         if not f["scrolls"]:
             assert (f["more"], f["mask"]) == (None, "none"), f"a formula that fits fades: {f}"
             continue
