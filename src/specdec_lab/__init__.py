@@ -4,8 +4,11 @@ Pure numpy; the same code runs in CPython, in CI and in the browser (Pyodide). P
 ``specdec_lab.plotting`` (needs matplotlib); everything else needs numpy only.
 """
 from .closed_form import best_k, expected_tokens, expected_tokens_positional, knee_k, speedup
+from .multi_draft import multi_draft_acceptance
 from .monte_carlo import MonteCarloCheck, monte_carlo_check, simulate_rounds, token_distribution
+from .positional import expected_tokens_tree
 from .serving import DEFAULT_T_FLOP, ServingCurves, crossover_concurrency, serving_curves
+from .trees import tree_attention_mask
 from .verification import RoundResult, VerifyStep, verify_greedy, verify_sampling
 
 __version__ = "0.1.0"
@@ -28,4 +31,7 @@ __all__ = [
     "verify_sampling",
     "RoundResult",
     "VerifyStep",
+    "expected_tokens_tree",
+    "tree_attention_mask",
+    "multi_draft_acceptance",
 ]
