@@ -3,12 +3,16 @@
     python site/quiz_export.py [--out build/quiz-export]
 
 writes two files from the `/// quiz` blocks of the lessons in mkdocs.yml's nav order:
-- specdec-lab-qti.zip: an IMS content package of QTI 1.2 assessments, one per lesson with a quiz,
-  in the dialect Canvas imports (Settings → Import course content → QTI .zip file): single-choice
-  questions with every option's explanation as that option's feedback, numeric questions as
-  Canvas numerical questions (the answer within its tolerance) with the explanation as feedback;
+- specdec-lab-qti.zip: an IMS Content Packaging 1.1 package of QTI 1.2 assessments, one per lesson
+  with a quiz, in the dialect Canvas imports (Settings → Import course content → QTI .zip file):
+  single-choice questions with every option's explanation as that option's feedback (options
+  unlettered, so Canvas's own order or shuffle shows no stray "A."), numeric questions as Canvas
+  numerical questions showing the answer as the page prints it and accepting the page's range,
+  the explanation as feedback; beside each assessment, Canvas's assessment_meta.xml (title,
+  description, practice quiz, unlimited attempts, answers not shuffled), as Canvas's own export;
 - specdec-lab-moodle.xml: the same questions as Moodle XML, the format Moodle's question bank
-  imports without a plugin (Question bank → Import → Moodle XML format; one category per lesson).
+  imports without a plugin (Question bank → Import → Moodle XML format; one category per lesson;
+  Moodle letters the options itself, answernumbering ABCD, not shuffled).
 The QTI follows the structure text2qti writes for Canvas (the same response, feedback and
 numeric-range conditions). Text is HTML rendered from the lesson's Markdown as the site renders
 it; formulas stay as \\( … \\), which both systems' MathJax filters show. No library:
@@ -30,7 +34,17 @@ sys.path.insert(0, str(ROOT / "site" / "hooks"))
 from quiz_format import Quiz, parse_quizzes  # noqa: E402
 
 QTI_NS = "http://www.imsglobal.org/xsd/ims_qtiasiv1p2"
-CP_NS = "http://www.imsglobal.org/xsd/imsccv1p1/imscp_v1p1"
+# IMS Content Packaging 1.1.x: its namespace with its own schema (Canvas's exporter writes Common
+# Cartridge 1.1's namespace beside schemaversion 1.1.3, which a CP 1.1 validator rejects)
+CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"
+CP_SCHEMA = "http://www.imsglobal.org/xsd/imscp_v1p1.xsd"
+CP_VERSION = "1.1.3"
+# Canvas's quiz settings file and the resource type its exporter and importer give it
+CANVAS_NS = "http://canvas.instructure.com/xsd/cccv1p0"
+CANVAS_SCHEMA = "https://canvas.instructure.com/xsd/cccv1p0.xsd"
+CANVAS_META = "assessment_meta.xml"
+CANVAS_META_TYPE = "associatedcontent/imscc_xmlv1p1/learning-application-resource"
+XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 RESPONSE = "response1"
 
 
@@ -94,6 +108,22 @@ def _num(x: float) -> str:
     return f"{x:.12g}"
 
 
+def numeric_answers(number) -> list[tuple[str, float, float]]:
+    """The right answers of a numeric question as (shown, low, high), first the one to show.
+
+    The page prints the answer rounded (3.44) and accepts |x - value| <= tolerance around the exact
+    value (3.439 ± 0.01). Canvas and Moodle show an answer with a symmetric margin, so the printed
+    answer comes first with the widest margin that stays inside the page's range, then, when it is
+    not the exact value, the whole range (Canvas: a range answer; Moodle: the value ± tolerance).
+    """
+    low, high = number.value - number.tolerance, number.value + number.tolerance
+    shown = float(number.shown)
+    if shown == number.value:
+        return [(number.shown, low, high)]
+    margin = max(0.0, min(shown - low, high - shown))
+    return [(number.shown, shown - margin, shown + margin), (_num(number.value), low, high)]
+
+
 def item_ident(quiz: Quiz) -> str:
     return f"q{quiz.key}"
 
@@ -144,13 +174,16 @@ def qti_item(quiz: Quiz, to_html) -> ET.Element:
         general = _sub(processing, "respcondition", continue_="Yes")
         _sub(_sub(general, "conditionvar"), "other")
         _sub(general, "displayfeedback", feedbacktype="Response", linkrefid="general_fb")
-        right = _sub(processing, "respcondition", continue_="No")
-        either = _sub(_sub(right, "conditionvar"), "or")
-        _sub(either, "varequal", _num(quiz.number.value), respident=RESPONSE)
-        within = _sub(either, "and")
-        _sub(within, "vargte", _num(quiz.number.value - quiz.number.tolerance), respident=RESPONSE)
-        _sub(within, "varlte", _num(quiz.number.value + quiz.number.tolerance), respident=RESPONSE)
-        _sub(right, "setvar", "100", action="Set", varname="SCORE")
+        for index, (shown, low, high) in enumerate(numeric_answers(quiz.number)):
+            right = _sub(processing, "respcondition", continue_="No")
+            condition = _sub(right, "conditionvar")
+            if index == 0:      # Canvas's exact answer: the value it shows, its margin from varlte
+                condition = _sub(condition, "or")
+                _sub(condition, "varequal", shown, respident=RESPONSE)
+                condition = _sub(condition, "and")
+            _sub(condition, "vargte", _num(low), respident=RESPONSE)     # else a range answer
+            _sub(condition, "varlte", _num(high), respident=RESPONSE)
+            _sub(right, "setvar", "100", action="Set", varname="SCORE")
         item.extend([presentation, processing])
         _feedback(item, "general_fb", to_html(quiz.explanation))
         return item
@@ -159,7 +192,7 @@ def qti_item(quiz: Quiz, to_html) -> ET.Element:
     choices = _sub(response, "render_choice")
     for option in quiz.options:
         label = _sub(choices, "response_label", ident=option_ident(quiz, option.label))
-        _material(label, f"{option.label}. {_inline(to_html(option.text))}")
+        _material(label, _inline(to_html(option.text)))
     for option in quiz.options:     # every option's explanation, shown when it is chosen
         condition = _sub(processing, "respcondition", continue_="Yes")
         _sub(_sub(condition, "conditionvar"), "varequal", option_ident(quiz, option.label), respident=RESPONSE)
@@ -178,26 +211,58 @@ def assessment_ident(src_uri: str) -> str:
     return "lesson-" + src_uri.removesuffix(".md").replace("/", "-")
 
 
+def quiz_title(title: str) -> str:
+    return f"〈{title}〉測驗"
+
+
+def canvas_meta(ident: str, title: str, quizzes: list[Quiz]) -> ET.Element:
+    """Canvas's assessment_meta.xml for one lesson's quiz: what Canvas would otherwise default
+    (its importer reads these fields; the rest keep Canvas's defaults)."""
+    root = ET.Element("quiz", {"identifier": ident, "xmlns": CANVAS_NS, "xmlns:xsi": XSI_NS,
+                               "xsi:schemaLocation": f"{CANVAS_NS} {CANVAS_SCHEMA}"})
+    numeric = sum(1 for quiz in quizzes if quiz.number)
+    for tag, text in (
+            ("title", quiz_title(title)),
+            ("description", f"<p>specdec-lab〈{title}〉的練習：{len(quizzes) - numeric} 題情境選擇題、"
+                            f"{numeric} 題計算題，每個選項都附解釋，與課程網頁上的測驗相同。</p>"),
+            ("shuffle_answers", "false"),      # as on the page; the explanations are per option
+            ("scoring_policy", "keep_highest"),
+            ("quiz_type", "practice_quiz"),    # a self-check beside the lesson, not graded
+            ("points_possible", str(len(quizzes))),
+            ("show_correct_answers", "true"),
+            ("allowed_attempts", "-1"),
+            ("one_question_at_a_time", "false"),
+            ("cant_go_back", "false")):
+        _sub(root, tag, text)
+    return root
+
+
 def qti_package(found, to_html) -> dict[str, bytes]:
-    """{path in the zip: bytes}: imsmanifest.xml and one assessment per lesson."""
+    """{path in the zip: bytes}: imsmanifest.xml, and per lesson one assessment and its
+    assessment_meta.xml, laid out and referenced as Canvas's own QTI export does."""
     ET.register_namespace("", QTI_NS)
     files = {}
-    manifest = ET.Element("manifest", identifier="specdec-lab-quizzes", xmlns=CP_NS)
+    manifest = ET.Element("manifest", {"identifier": "specdec-lab-quizzes", "xmlns": CP_NS,
+                                       "xmlns:xsi": XSI_NS, "xsi:schemaLocation": f"{CP_NS} {CP_SCHEMA}"})
     metadata = _sub(manifest, "metadata")
     _sub(metadata, "schema", "IMS Content")
-    _sub(metadata, "schemaversion", "1.1.3")
+    _sub(metadata, "schemaversion", CP_VERSION)
     _sub(manifest, "organizations")
     resources = _sub(manifest, "resources")
     for title, src_uri, quizzes in found:
         ident = assessment_ident(src_uri)
         root = ET.Element("questestinterop", xmlns=QTI_NS)
-        assessment = _sub(root, "assessment", ident=ident, title=f"{title}：測驗")
+        assessment = _sub(root, "assessment", ident=ident, title=quiz_title(title))
         section = _sub(assessment, "section", ident="root_section")
         section.extend(qti_item(quiz, to_html) for quiz in quizzes)
-        path = f"{ident}/{ident}.xml"
+        path, meta_path = f"{ident}/{ident}.xml", f"{ident}/{CANVAS_META}"
         files[path] = _xml_bytes(root)
+        files[meta_path] = _xml_bytes(canvas_meta(ident, title, quizzes))
         resource = _sub(resources, "resource", identifier=ident, type="imsqti_xmlv1p2")
         _sub(resource, "file", href=path)
+        _sub(resource, "dependency", identifierref=f"{ident}-meta")
+        meta = _sub(resources, "resource", identifier=f"{ident}-meta", type=CANVAS_META_TYPE, href=meta_path)
+        _sub(meta, "file", href=meta_path)
     files["imsmanifest.xml"] = _xml_bytes(manifest)
     return files
 
@@ -217,10 +282,11 @@ def moodle_xml(found, to_html) -> bytes:
             _sub(question, "defaultgrade", "1")
             if quiz.number:
                 _sub(_sub(question, "generalfeedback", format="html"), "text", to_html(quiz.explanation))
-                answer = _sub(question, "answer", fraction="100")
-                _sub(answer, "text", _num(quiz.number.value))
-                _sub(answer, "tolerance", _num(quiz.number.tolerance))
-                _sub(_sub(answer, "feedback", format="html"), "text", "")
+                for shown, low, high in numeric_answers(quiz.number):   # Moodle shows the first
+                    answer = _sub(question, "answer", fraction="100")
+                    _sub(answer, "text", shown)
+                    _sub(answer, "tolerance", _num((high - low) / 2))
+                    _sub(_sub(answer, "feedback", format="html"), "text", "")
                 continue
             _sub(question, "single", "true")
             _sub(question, "shuffleanswers", "0")
