@@ -65,6 +65,17 @@ CASES = [
     (lambda: goodness_of_fit([50, 50], [0.5, 0.5], labels=["a"]), "labels", "1 個", "2 格"),
     # min_expected = 0 kept cells expecting 0 counts: χ² = nan
     (lambda: goodness_of_fit([5, 5, 0], [0.5, 0.5, 0.0], min_expected=0), "min_expected", "0", "(0, ∞)"),
+    # lesson 2: trees and several candidates
+    (lambda: sd.tree_attention_mask([-1, 2, 0]), "parents[1]", "2", "-1 到 0"),      # parent after child
+    (lambda: sd.tree_attention_mask([-1, 1]), "parents[1]", "1", "-1 到 0"),         # a cycle
+    (lambda: sd.tree_attention_mask([-1, 7]), "parents", "7", "[-1, 1]"),
+    (lambda: sd.multi_draft_acceptance([0.5, 0.6], [0.5, 0.5], 2), "p", "1.1", "總和必須是 1"),
+    (lambda: sd.multi_draft_acceptance([0.5, 0.5], [-0.5, 1.5], 2), "q", "-0.5", "[0, 1]"),
+    (lambda: sd.multi_draft_acceptance([0.5, 0.5], [0.5, 0.5], 0), "k", "0", "[1, 64]"),
+    (lambda: sd.multi_draft_acceptance([0.5, 0.5], [0.5, 0.5], 2.5), "k", "2.5", "整數"),
+    (lambda: sd.multi_draft_acceptance([0.5, 0.5], [0.5, 0.5], math.nan), "k", "nan", "整數"),
+    (lambda: sd.multi_draft_acceptance([0.5, 0.5], [1 / 3] * 3, 2), "q", "3", "2 個字"),
+    (lambda: sd.multi_draft_acceptance([math.nan, 1.0], [0.5, 0.5], 2), "p", "nan", "[0, 1]"),
 ]
 
 

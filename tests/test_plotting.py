@@ -44,6 +44,10 @@ CASES = {
     "serving": lambda: plotting.serving_figure(),
     "serving_never_helps": lambda: plotting.serving_figure(alpha=0.1, k=5, draft_cost=0.3),
     "serving_never_hurts": lambda: plotting.serving_figure(t_flop=0.0),
+    "tree_mask": lambda: plotting.tree_mask_figure([-1, -1, 0, 0, 2, 1], labels=list("我們的是在有")),
+    "tree_scaling": lambda: plotting.tree_scaling_figure([0.6, 0.2, 0.1, 0.05], max_nodes=48, k=3),
+    "tree_scaling_chain_limit_1": lambda: plotting.tree_scaling_figure([1.0, 0.0], max_nodes=8, k=2),
+    "tree_serving": lambda: plotting.tree_serving_figure([0.6, 0.2, 0.1], max_nodes=48),
 }
 
 

@@ -342,6 +342,13 @@ def numeric(answer: str, explanation="    先算每輪產出。") -> str:
     ("3.7 ± 0.05", "3.7", 3.7, 0.05, None),
     ("`expected_tokens_positional([0.9, 0.8])` ± 0.001", "2.620",
      specdec_lab.expected_tokens_positional([0.9, 0.8]), 0.001, "expected_tokens_positional([0.9, 0.8])"),
+    # lesson 2: a tree's tokens per round, and Sequoia App. F.3 (two candidates, without replacement)
+    ("`expected_tokens_tree([-1, -1, 0], [0.5, 0.25, 0.5])` ± 0.01", "2.00", 2.0, 0.01,
+     "expected_tokens_tree([-1, -1, 0], [0.5, 0.25, 0.5])"),
+    ("`multi_draft_acceptance([1, 0], [0.5, 0.5], 2)` ± 0.01", "0.75", 0.75, 0.01,
+     "multi_draft_acceptance([1, 0], [0.5, 0.5], 2)"),
+    ("`multi_draft_acceptance([1, 0], [0.5, 0.5], 2, replacement=False)` ± 0.01", "1.00", 1.0, 0.01,
+     "multi_draft_acceptance([1, 0], [0.5, 0.5], 2, replacement=False)"),
 ])
 def test_numeric_answer_is_computed_by_the_build(answer, shown, value, tolerance, call):
     [quiz] = parse_quizzes(numeric(answer))
@@ -359,6 +366,9 @@ def test_numeric_answer_is_computed_by_the_build(answer, shown, value, tolerance
     ("`expected_tokens(0.8)` ± 0.01", "算不出來：TypeError"),
     ("`speedup(0.6, [1, 5], 0.3)` ± 0.01", "的結果不是一個數"),
     ("`simulate_rounds(0.8, 5)` ± 0.01", "`simulate_rounds` 不能用在答案裡"),
+    ("`multi_draft_acceptance([1, 0], [0.5, 0.5], [1, 2])` ± 0.01", "的結果不是一個數"),
+    ("`multi_draft_acceptance([1, 0.5], [0.5, 0.5], 2)` ± 0.01", "算不出來：ValueError: p"),
+    ("`multi_draft_sample([1, 0], [0.5, 0.5], 2)` ± 0.01", "`multi_draft_sample` 不能用在答案裡"),
     ("`__import__('os').system('true')` ± 1", "要是一個函式呼叫"),
     ("`specdec_lab.expected_tokens(0.8, 5)` ± 1", "要是一個函式呼叫"),
     ("`open('/etc/passwd')` ± 1", "`open` 不能用在答案裡"),

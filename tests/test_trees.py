@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from specdec_lab import serving_curves, tree_attention_mask
+from specdec_lab import crossover_concurrency, serving_curves, tree_attention_mask
 from specdec_lab.positional import best_tree, expected_tokens_tree, tree_from_choices
 from specdec_lab.trees import (chain_choices, chain_limit, full_tree_choices, full_tree_limit, k_chains_choices,
                                k_chains_limit, optimal_tree, optimal_tree_tokens, rank_tree, simulate_tree_rounds,
@@ -286,6 +286,16 @@ def test_the_best_tree_shrinks_as_concurrency_grows():
     assert np.all(np.diff(best) <= 0), best
     assert best[0] >= 30 and best[-1] == 0          # a big tree on an idle GPU; none past the crossover
     assert np.all(s.best_speedup >= 1.0)
+
+
+@pytest.mark.parametrize("alpha, cost", [(0.8, 0.05), (0.6, 0.1), (0.9, 0.02)])
+def test_speculation_goes_off_past_lesson_ones_best_crossover(alpha, cost):
+    # width 1: the trees are chains, and a chain of k pays while N < crossover_concurrency(α, k)
+    k_max = 24
+    last = max(crossover_concurrency(alpha, k, cost) for k in range(1, k_max + 1))
+    users = np.array([0.5 * last, 0.99 * last, 1.01 * last, 2 * last])
+    best = tree_serving([alpha], users, max_nodes=k_max, draft_cost=cost).best_nodes
+    assert best[0] > 0 and best[1] > 0 and best[2] == 0 and best[3] == 0
 
 
 def test_best_depth_and_tokens_are_a_real_tree():

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 # the deterministic closed forms of specdec_lab (no simulation: a build must not depend on a seed
 # or take seconds per question)
 CALLABLE = ("expected_tokens", "speedup", "best_k", "knee_k", "expected_tokens_positional",
-            "crossover_concurrency")
+            "crossover_concurrency", "expected_tokens_tree", "multi_draft_acceptance")
 NUMBER_RE = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$")
 PLUS_MINUS_RE = re.compile(r"\s*(?:±|\+/-|\+-)\s*")
 CALL_RE = re.compile(r"^`?(?P<call>[^`(]*\(.*\))`?\s*(?:=\s*(?P<typed>.*?))?\s*$")

@@ -15,7 +15,9 @@ One job per module:
   ``explore_serving``; they keep their figure (``figures.TokensPlot``, ``SpeedupPlot``,
   ``ServingPlot``) and update it, and ``canvas.PanelCanvas`` draws it once per step;
 * ``beyond``  — the lossless lab's and your vLLM numbers' figures: ``transition_figure``,
-  ``positional_figure``, ``bench_sweep_figure``.
+  ``positional_figure``, ``bench_sweep_figure``;
+* ``trees``   — lesson 2's tree figures: ``tree_mask_figure``, ``tree_scaling_figure``,
+  ``tree_serving_figure``.
 
 ``Table`` and ``round_table`` live in ``specdec_lab.tables`` (text, no matplotlib) and are
 re-exported here, next to the figures the notebook shows them with.
@@ -40,6 +42,7 @@ _HOME = {
     "figures": ["tokens_histogram", "speedup_figure", "serving_figure"],
     "live": ["LiveFigure", "explore_tokens", "explore_speedup", "explore_serving"],
     "beyond": ["transition_figure", "positional_figure", "bench_sweep_figure"],
+    "trees": ["tree_mask_figure", "tree_scaling_figure", "tree_serving_figure"],
 }
 _MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
 # what the figure modules import beyond numpy (the wheel's "plot" extra); in the 實驗場 they are
