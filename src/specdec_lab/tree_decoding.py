@@ -215,9 +215,9 @@ def tree_decode(target, draft, prompts, n_tokens, tree, *, rule="greedy", temper
 
     >>> from specdec_lab.ngram_lm import course_models
     >>> target, draft = course_models()
-    >>> runs = tree_decode(target, draft, ["語言模型"], 12, full_tree(2, 3))
+    >>> runs = tree_decode(target, draft, ["草稿模型"], 12, full_tree(2, 3))
     >>> from specdec_lab.lossless import target_decode
-    >>> runs.tokens[0] == target_decode(target, "語言模型", 12)
+    >>> runs.tokens[0] == target_decode(target, "草稿模型", 12)
     True
     """
     if rule not in RULES:

@@ -93,7 +93,7 @@ def tree_vs_chain(target, draft, prompts, tree, *, rule="greedy", n_tokens=200, 
 
     >>> from specdec_lab.ngram_lm import course_models
     >>> target, draft = course_models()
-    >>> print(tree_vs_chain(target, draft, ["語言模型會"], full_tree(2, 2), n_tokens=40))  # doctest: +ELLIPSIS
+    >>> print(tree_vs_chain(target, draft, ["草稿模型"], full_tree(2, 2), n_tokens=40))  # doctest: +ELLIPSIS
     形狀...
     """
     shape = TreeShape.of(tree)
