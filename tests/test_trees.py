@@ -10,9 +10,21 @@ from hypothesis import strategies as st
 
 from specdec_lab import crossover_concurrency, serving_curves, tree_attention_mask
 from specdec_lab.positional import best_tree, expected_tokens_tree, tree_from_choices
-from specdec_lab.trees import (chain_choices, chain_limit, full_tree_choices, full_tree_limit, k_chains_choices,
-                               k_chains_limit, optimal_tree, optimal_tree_tokens, rank_tree, simulate_tree_rounds,
-                               tree_monte_carlo_check, tree_scaling, tree_serving)
+from specdec_lab.trees import (
+    chain_choices,
+    chain_limit,
+    full_tree_choices,
+    full_tree_limit,
+    k_chains_choices,
+    k_chains_limit,
+    optimal_tree,
+    optimal_tree_tokens,
+    rank_tree,
+    simulate_tree_rounds,
+    tree_monte_carlo_check,
+    tree_scaling,
+    tree_serving,
+)
 
 pytestmark = pytest.mark.fast
 
@@ -156,7 +168,7 @@ def test_the_programme_equals_brute_force_over_all_contiguous_trees(seed):
     rng = np.random.default_rng(seed)
     width, depth = 3, 4
     table = random_table(rng, width, depth, falling=seed % 2 == 0)
-    for n in range(0, 8):
+    for n in range(8):
         for limit in (None, 2):
             d = depth if limit is None else limit
             brute = max(value(t, table) for t in contiguous_trees(n, width, d))
@@ -257,6 +269,15 @@ def test_no_tree_with_ranks_below_width_passes_the_full_tree_limit(width):
     acc = ACC[:width]
     tokens = optimal_tree_tokens(acc, 120)
     assert np.all(np.diff(tokens) >= -1e-15) and tokens[-1] < full_tree_limit(acc, width)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_scaling_sums_are_the_trees_they_name(k):
+    s = tree_scaling(ACC, max_nodes=20, k=k)
+    for n in s.nodes:
+        assert s.chain[n - 1] == pytest.approx(exact(chain_choices(n), ACC), abs=1e-12)
+        assert s.k_chains[n - 1] == pytest.approx(exact(k_chains_choices(k, n), ACC), abs=1e-12)
+        assert s.optimal[n - 1] == pytest.approx(exact(optimal_tree(ACC, n), ACC), abs=1e-12)
 
 
 def test_scaling_puts_the_optimal_tree_on_top():

@@ -38,14 +38,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate as check
+from .progress import Progress
 
-__all__ = ["multi_draft_acceptance", "multi_draft_output", "multi_draft_sample", "multi_draft_check",
-           "MultiDraftCheck", "MISTAKES"]
+__all__ = [
+    "MISTAKES",
+    "MultiDraftCheck",
+    "multi_draft_acceptance",
+    "multi_draft_check",
+    "multi_draft_output",
+    "multi_draft_sample",
+]
 
 MISTAKES = (None, "keep_target", "original_draft")
 MAX_K = 64
 MAX_STATES = 2_000_000   # (sequences of rejected tokens) × vocabulary, for the exact enumeration
 MAX_SAMPLES = 10_000_000
+_CHUNK_CELLS = 1_000_000   # a simulation holds at most this many (run, token) cells at a time
 _SUM_SLACK = 1e-9
 
 
@@ -115,13 +123,28 @@ def multi_draft_sample(p, q, k, replacement=True, mistake=None, size=10_000, see
     size = check.scalar_int("size", size, minimum=1, maximum=MAX_SAMPLES)
     _checked_mistake(mistake, replacement)
     rng = check.seed_or_generator(seed)
+    tokens = np.empty(size, dtype=np.int64)
+    accepted = np.empty(size, dtype=np.int64)
+    chunk = max(1, _CHUNK_CELLS // p.size)        # rows × vocabulary held at once
+    with Progress("多候選驗證的模擬", size, unit="次") as progress:
+        for start in range(0, size, chunk):
+            stop = min(size, start + chunk)
+            tokens[start:stop], accepted[start:stop] = _sample_chunk(p, q, k, replacement, mistake,
+                                                                     stop - start, rng)
+            progress.update(stop)
+    return tokens, accepted
+
+
+def _sample_chunk(p, q, k, replacement, mistake, size, rng):
+    """``multi_draft_sample`` for ``size`` runs, all advancing together."""
     target = np.tile(p, (size, 1))
     draft = np.tile(q, (size, 1))
     tokens = np.full(size, -1)
     accepted = np.zeros(size, dtype=np.int64)
     live = np.ones(size, dtype=bool)                 # still looking for an accepted candidate
     for j in range(1, k + 1):
-        live &= draft.sum(axis=1) > 0                # without replacement: the draft can run out
+        if not replacement:
+            live &= draft.sum(axis=1) > 0            # the draft can run out of tokens
         idx = np.flatnonzero(live)
         if idx.size == 0:
             break
@@ -131,15 +154,18 @@ def multi_draft_sample(p, q, k, replacement=True, mistake=None, size=10_000, see
         tokens[idx[ok]] = x[ok]
         accepted[idx[ok]] = j
         live[idx[ok]] = False
-        bad = idx[~ok]
-        x_bad = x[~ok]
-        target[bad] = _residual_rows(target[bad], draft[bad], p, q, mistake)
+        bad, x_bad = idx[~ok], x[~ok]
+        if mistake != "keep_target":
+            target[bad] = _residual_rows(target[bad], draft[bad], p, q, mistake)
         if not replacement:
-            draft[bad, x_bad] = 0.0
-            total = draft[bad].sum(axis=1, keepdims=True)
-            draft[bad] = np.divide(draft[bad], total, out=np.zeros_like(draft[bad]), where=total > 0)
+            d = draft[bad]
+            d[np.arange(bad.size), x_bad] = 0.0
+            draft[bad] = _normalised(d)
     rest = np.flatnonzero(tokens < 0)
-    final = target[rest] if mistake != "keep_target" else np.tile(_normalised(np.maximum(p - q, 0.0)), (rest.size, 1))
+    if mistake == "keep_target":
+        final = np.broadcast_to(_normalised(np.maximum(p - q, 0.0)), (rest.size, p.size))
+    else:
+        final = target[rest]
     tokens[rest] = _draw(final, rng.random(rest.size))
     return tokens, accepted
 

@@ -30,16 +30,33 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validate as check
-from .positional import _checked_tree, best_tree, expected_tokens_tree, tree_from_choices
+from .positional import _checked_tree, best_tree, expected_tokens_tree, tree_from_choices  # noqa: F401 (best_tree: the doctests)
+from .progress import Progress
 from .serving import DEFAULT_T_FLOP, _step
 
-__all__ = ["tree_attention_mask", "simulate_tree_rounds", "tree_monte_carlo_check", "TreeCheck",
-           "optimal_tree", "optimal_tree_tokens", "chain_choices", "k_chains_choices", "full_tree_choices",
-           "rank_tree", "chain_limit", "k_chains_limit", "full_tree_limit", "tree_scaling", "TreeScaling",
-           "tree_serving", "TreeServing"]
+__all__ = [
+    "TreeCheck",
+    "TreeScaling",
+    "TreeServing",
+    "chain_choices",
+    "chain_limit",
+    "full_tree_choices",
+    "full_tree_limit",
+    "k_chains_choices",
+    "k_chains_limit",
+    "optimal_tree",
+    "optimal_tree_tokens",
+    "rank_tree",
+    "simulate_tree_rounds",
+    "tree_attention_mask",
+    "tree_monte_carlo_check",
+    "tree_scaling",
+    "tree_serving",
+]
 
 MAX_NODES = 4096          # trees the course builds: a few hundred nodes at most
 MAX_DP_NODES = 256        # the dynamic programme costs ~ depth · width · nodes² steps
+_CHUNK_CELLS = 2_000_000  # a simulation holds at most this many (round, child) cells at a time
 MAX_ROUNDS = 10_000_000
 _SLACK = 1e-9
 
@@ -103,7 +120,20 @@ def simulate_tree_rounds(parents, acceptance, rounds=30_000, seed=None) -> np.nd
     for o in range(n + 1):
         m = filled[o]
         cum[o, :m] = np.cumsum(acc[kids[o, :m]])
-    here = np.full(rounds, n, dtype=np.intp)
+    tokens = np.empty(rounds, dtype=np.int64)
+    chunk = max(1, _CHUNK_CELLS // width)
+    with Progress("樹的模擬", rounds, unit="輪") as progress:
+        for start in range(0, rounds, chunk):
+            stop = min(rounds, start + chunk)
+            tokens[start:stop] = _walk(kids, cum, filled, n, stop - start, rng)
+            progress.update(stop)
+    return tokens
+
+
+def _walk(kids, cum, filled, root, rounds, rng) -> np.ndarray:
+    """Tokens of ``rounds`` rounds walked down the padded child table together."""
+    width = kids.shape[1]
+    here = np.full(rounds, root, dtype=np.intp)
     tokens = np.ones(rounds, dtype=np.int64)
     walking = np.ones(rounds, dtype=bool)
     while walking.any():
@@ -231,7 +261,8 @@ def _programme(acc: np.ndarray, nodes: int, depth: int):
         for r in range(width - 1, -1, -1):
             # the rank-r child takes m ≥ 1 nodes: acc·(1 + below[m−1]) + g[d][r+1][n−m]
             head = np.full(nodes + 1, -np.inf)
-            head[1:] = np.where(np.isfinite(below[:-1]), acc[d, r] * (1.0 + below[:-1]), -np.inf)
+            fits = np.flatnonzero(np.isfinite(below[:-1]))          # (0 · −inf would be NaN)
+            head[fits + 1] = acc[d, r] * (1.0 + below[fits])
             total[n_idx, m_idx] = head[m_idx] + g[d][r + 1][n_idx - m_idx]
             best_m = np.argmax(total, axis=1)
             best = total[n_all, best_m]
@@ -248,6 +279,9 @@ def _tokens_by_depth(acc: np.ndarray, nodes: int, depth: int) -> np.ndarray:
     g, _ = _programme(np.tile(acc, (depth, 1)), nodes, depth)
     out = np.array([1.0 + g[depth - L][0] for L in range(1, depth + 1)])
     out[~np.isfinite(out)] = np.nan
+    # once more depth no longer changes any answer it never will: leave those rows out
+    while out.shape[0] > 1 and np.array_equal(out[-1], out[-2], equal_nan=True):
+        out = out[:-1]
     return out
 
 
@@ -386,8 +420,12 @@ def tree_scaling(accuracy, max_nodes=64, k=4, max_depth=None) -> TreeScaling:
     max_nodes = check.scalar_int("max_nodes", max_nodes, minimum=1, maximum=MAX_DP_NODES)
     k = check.scalar_int("k", k, minimum=1, maximum=acc.size)
     nodes = np.arange(1, max_nodes + 1)
-    chain = np.array([expected_tokens_tree(*rank_tree(chain_choices(n), acc)) for n in nodes])
-    chains = np.array([expected_tokens_tree(*rank_tree(k_chains_choices(k, n), acc)) for n in nodes])
+    # the shapes' sums in closed form (equal to expected_tokens_tree on their choices; tested):
+    # a chain of L nodes after a first node of rank j adds acc[j]·(1 + p₁ + … + p₁^(L−1))
+    run = np.concatenate(([0.0], np.cumsum(acc[0] ** np.arange(max_nodes))))     # run[L] = Σ_{i<L} p₁^i
+    chain = 1.0 + acc[0] * run[nodes]
+    lengths = (nodes[:, None] - np.arange(k)[None, :] + k - 1) // k             # chain j of n nodes
+    chains = 1.0 + (acc[None, :k] * run[lengths]).sum(axis=1)
     best = optimal_tree_tokens(acc, max_nodes, max_depth)[1:]
     return TreeScaling(nodes, chain, chains, best, k, float(chain_limit(acc)), float(k_chains_limit(acc, k)))
 
@@ -452,7 +490,7 @@ def tree_serving(accuracy, concurrency, max_nodes=64, draft_cost=0.05, t_flop=DE
     tokens = _tokens_by_depth(acc, max_nodes, deepest)                       # [D − 1, n]
     base = _step(t, n_users)[:, None, None]                                   # [N, 1, 1]
     verify = _step(t, n_users[:, None, None] * (nodes[None, None, :] + 1))    # [N, 1, n]
-    depths = np.arange(1, deepest + 1)[None, :, None]
+    depths = np.arange(1, tokens.shape[0] + 1)[None, :, None]
     speed = tokens[None, :, :] / (depths * c + verify / base)                 # [N, D, n]; NaN: no such tree
     best_d = np.argmax(np.nan_to_num(speed, nan=-np.inf), axis=1)            # [N, n]
     speedup = np.take_along_axis(speed, best_d[:, None, :], axis=1)[:, 0, :]

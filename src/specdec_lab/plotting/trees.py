@@ -4,7 +4,8 @@ from __future__ import annotations
 
 # style first: it mends Pyodide's font list and quiets the font-cache message before
 # matplotlib's font manager loads (the package imports this module only when used)
-from .style import BLACK, BLUE, GREEN, GREY, ORANGE, SKY, VERMILLION, course_figure, notebook_is_narrow
+from .style import (BLACK, BLUE, GREEN, GREY, ORANGE, SKY, VERMILLION, course_figure,  # isort: skip
+                    notebook_is_narrow)
 
 import numpy as np
 from matplotlib.colors import ListedColormap
