@@ -5,11 +5,11 @@ in CPython. Prints figures; asserts nothing (Pyodide is about 2–4× slower).
 """
 import time
 
-from specdec_lab.draft_sources import draft_sources_table
+from specdec_lab.draft_sources import confidence_sweep, draft_sources_table
 from specdec_lab.lossless_experiments import corpus_lines
 from specdec_lab.ngram_lm import course_models
 from specdec_lab.tree_decoding import full_tree, tree_decode
-from specdec_lab.tree_experiments import tree_sampling_check, tree_vs_chain
+from specdec_lab.tree_experiments import tree_sampling_check, tree_sampling_checks, tree_vs_chain
 
 
 def timed(label, call):
@@ -30,8 +30,10 @@ def main():
     for rule in ("with_replacement", "without_replacement", "wrong_keep_p", "wrong_original_q"):
         timed(f"tree_sampling_check {rule}", lambda: tree_sampling_check(target, draft, rule))
     timed("tree_vs_chain greedy, full_tree(2, 3), 54 × 200 字", lambda: tree_vs_chain(target, draft, prompts, full_tree(2, 3)))
-    timed("draft_sources_table greedy, 54 × 200 字", lambda: draft_sources_table(target, prompts))
-    timed("draft_sources_table T 1.0, 54 × 200 字", lambda: draft_sources_table(target, prompts, temperature=1.0))
+    timed("tree_sampling_checks (all four rules, one table)", lambda: tree_sampling_checks(target, draft))
+    timed("draft_sources_table (T 0.6), 54 × 200 字", lambda: draft_sources_table(target, prompts))
+    timed("draft_sources_table greedy, 54 × 200 字", lambda: draft_sources_table(target, prompts, temperature=None))
+    timed("confidence_sweep (5 thresholds), 54 × 200 字", lambda: confidence_sweep(target, prompts))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from specdec_lab.draft_sources import (
     ConfidenceScheduled,
     EagleChain,
     MedusaHeads,
+    confidence_sweep,
     draft_sources_table,
     measure,
 )
@@ -83,6 +84,14 @@ def test_cost_model():
     assert stats.speedup(0.1) == pytest.approx(stats.tokens_per_round / 1.4)  # 4 draft steps each round
     blocks = measure(TARGET, BlockDraft(VOCAB, 15), PROMPTS[:3], 30, 15)
     assert blocks.speedup(0.1) == pytest.approx(blocks.tokens_per_round / 1.1)  # one pass
+    assert blocks.speedup(0.1, 0.02) == pytest.approx(blocks.tokens_per_round / (1.1 + 0.02 * 15))  # 15 verified
+
+
+def test_confidence_schedule_verifies_fewer_as_the_threshold_rises():
+    chain = EagleChain(VOCAB)
+    verified = [measure(TARGET, ConfidenceScheduled(chain, t), PROMPTS, 40, 8, temperature=0.6).verified.mean()
+                for t in (0.0, 0.2, 0.5)]
+    assert verified[0] == 8 and verified[0] > verified[1] > verified[2] >= 1
 
 
 def test_table_lists_the_four_sources_with_sources_quoted():
@@ -100,6 +109,8 @@ def test_table_lists_the_four_sources_with_sources_quoted():
     (lambda: ConfidenceScheduled(MedusaHeads(VOCAB, 2), 0.5), "chain"),
     (lambda: measure(TARGET, EagleChain(VOCAB), ["模型"], 0, 3), "n_tokens"),
     (lambda: measure(TARGET, EagleChain(VOCAB), ["模型"], 5, 3).speedup(-1), "draft_cost"),
+    (lambda: measure(TARGET, EagleChain(VOCAB), ["模型"], 5, 3).speedup(0.1, float("nan")), "verify_cost"),
+    (lambda: confidence_sweep(TARGET, ["模型"], thresholds=[0.2, 2.0]), "thresholds"),
 ])
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):

@@ -112,7 +112,63 @@ def test_wrong_rules_fail_the_chi_square(rule):
     (lambda: tree_decode(TARGET, DRAFT, [], 5, [(0,)]), "prompts"),
     (lambda: tree_decode(TARGET, DRAFT, PROMPTS[:1], 5, [(0,)], rule="with_replacement", temperature=0), "temperature"),
     (lambda: tree_sampling_check(TARGET, DRAFT, "greedy"), "rule"),
+    (lambda: tree_sampling_check(TARGET, DRAFT, "wrong_keep_p", repeats=10), "repeats"),
+    (lambda: tree_decode(TARGET, DRAFT, PROMPTS[:1], 5, [(0,)], rule="with_replacement", draft_temperature=0.0),
+     "draft_temperature"),
+    (lambda: tree_decode(TARGET, DRAFT, ["模"], 5, [(0,)]), "prompt"),
+    (lambda: tree_decode(TARGET, object(), PROMPTS[:1], 5, [(0,)]), "draft"),
 ])
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+@pytest.mark.parametrize("rule, exact", [("with_replacement", 0.75), ("without_replacement", 1.0)])
+def test_sequoia_appendix_f3_measured(rule, exact):
+    # Sequoia App. F.3: q = (0.5, 0.5), p = (1, 0), two candidates → accepted 0.75 with replacement, 1 without
+    n = 20_000
+    runs = tree_decode(_OneState([1.0, 0.0]), _OneState([0.5, 0.5]), ["A"] * n, 1, full_tree(2, 1), rule=rule, seed=4)
+    measured = runs.node_hits.sum() / runs.rounds
+    assert abs(measured - exact) <= 5 * np.sqrt(exact * (1 - exact) / n) + 1e-12
+    assert all(t == [0] for t in runs.tokens)  # the written token always follows p
+
+
+def test_the_checks_table_reports_one_shared_progress_line():
+    from specdec_lab import tree_experiments as tx
+    shown = []
+
+    class Recorder(tx.Progress):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, delay=0.0, every=0.0, show=shown.append, **kwargs)
+
+    original, tx.Progress = tx.Progress, Recorder
+    try:
+        table = tx.tree_sampling_checks(TARGET, DRAFT, rules=["with_replacement", "wrong_keep_p"], repeats=30)
+    finally:
+        tx.Progress = original
+    assert [row[4] for row in table.rows][1] == "不通過"
+    lines = [line for line in shown if line]
+    assert lines and "χ² 檢定" in lines[-1] and shown[-1] is None
+    assert any("/ 1,440 字" in line for line in lines)  # 2 rules × 8 prompts × 30 runs × 3 characters
+
+
+RULE_AS_EXACT = {  # tree_decode's rule → multi_draft's (replacement, mistake)
+    "with_replacement": (True, None), "without_replacement": (False, None),
+    "wrong_keep_p": (True, "keep_target"), "wrong_original_q": (False, "original_draft"),
+}
+
+
+@pytest.mark.parametrize("rule", list(RULE_AS_EXACT))
+def test_one_node_matches_the_exact_multi_draft_numbers(rule):
+    # the exact maths lives in specdec_lab.multi_draft (branch l2-trees): runs once both are merged
+    exact = pytest.importorskip("specdec_lab.multi_draft")
+    replacement, mistake = RULE_AS_EXACT[rule]
+    p = np.array([0.5, 0.05, 0.3, 0.1, 0.05])
+    q = np.array([0.1, 0.6, 0.05, 0.05, 0.2])
+    n = 20_000
+    runs = tree_decode(_OneState(p), _OneState(q), ["A"] * n, 1, full_tree(3, 1), rule=rule, seed=6)
+    accepted = exact.multi_draft_acceptance(p, q, 3, replacement=replacement, mistake=mistake)
+    assert abs(runs.node_hits.sum() / n - accepted) <= 5 * np.sqrt(accepted * (1 - accepted) / n)
+    out = np.asarray(exact.multi_draft_output(p, q, 3, replacement=replacement, mistake=mistake))
+    counts = np.bincount([t[0] for t in runs.tokens], minlength=p.size)
+    assert np.all(np.abs(counts - n * out) <= 5 * np.sqrt(n * out * (1 - out)) + 1e-9)

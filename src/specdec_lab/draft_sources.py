@@ -23,12 +23,18 @@ of its guess (q one-hot): guess x is accepted with probability p(x) and, when re
 target's token is drawn from p without x; with ``temperature=None`` it is greedy (accepted when x
 is the target's argmax). Either way the text is the target's own.
 
-Cost model (``DraftStats.speedup``), in units of one target forward pass, which verifies the
-round's guesses at the same cost however many there are (decoding is memory-bound): a round costs
-1 + its draft time, where one draft step costs ``draft_cost`` (default 0.05): Medusa heads and
-the block draft take ONE step per round whatever K is, the EAGLE chain K steps, the confidence
-schedule as many steps as it ran (the guesses verified, plus the one whose low confidence
-stopped it). Speedup = tokens per round ÷ round cost.
+Cost model (``DraftStats.speedup``), in units of one target forward pass: a round costs
+1 + ``verify_cost`` × (guesses verified) + ``draft_cost`` × (draft steps). ``verify_cost`` is 0
+by default — an idle GPU verifies a few guesses at the cost of one (decoding is memory-bound);
+at high concurrency every verified guess costs compute, and that is when verifying fewer pays
+(``confidence_sweep``). One draft step costs ``draft_cost`` (default 0.05): Medusa heads and the
+block draft take ONE step per round whatever K is, the EAGLE chain K steps, the confidence
+schedule as many steps as it ran (the guesses verified, plus the one whose low confidence stopped
+it). Speedup = tokens per round ÷ round cost.
+
+The default temperature is the lossless lab's 0.6: the papers' figures below are at T = 0, but
+the n-gram target's greedy text soon repeats itself (「接受率。接受率。…」), so greedy numbers
+measure a loop.
 """
 from __future__ import annotations
 
@@ -39,12 +45,13 @@ import numpy as np
 
 from . import _validate as check
 from .corpus import CORPUS
+from .lossless_experiments import TEMPERATURE
 from .ngram_lm import CharNgramLM
 from .progress import Progress
 from .tables import Table
 
 __all__ = ["MedusaHeads", "EagleChain", "BlockDraft", "ConfidenceScheduled", "DraftStats", "measure",
-           "draft_sources_table", "PAPER_FIGURES"]
+           "draft_sources_table", "confidence_sweep", "PAPER_FIGURES"]
 
 
 def _check_k(k) -> int:
@@ -234,11 +241,14 @@ class DraftStats:
         collapse; its sum + 1 is ``tokens_per_round``."""
         return (self.accepted >= np.arange(1, self.k + 1)[:, None]).mean(axis=1)
 
-    def speedup(self, draft_cost: float = 0.05) -> float:
-        """Tokens per round ÷ (1 + draft steps per round × ``draft_cost``): see the module docstring."""
+    def speedup(self, draft_cost: float = 0.05, verify_cost: float = 0.0) -> float:
+        """Tokens per round ÷ (1 + ``verify_cost`` × guesses verified + ``draft_cost`` × draft
+        steps), per round on average: see the module docstring."""
         check.scalar("draft_cost", draft_cost)
+        check.scalar("verify_cost", verify_cost)
         c = float(check.nonnegative("draft_cost", draft_cost))
-        return self.tokens_per_round / (1.0 + c * float(self.steps.mean()))
+        v = float(check.nonnegative("verify_cost", verify_cost))
+        return self.tokens_per_round / (1.0 + v * float(self.verified.mean()) + c * float(self.steps.mean()))
 
 
 def measure(target, drafter, prompts, n_tokens, k, *, name="", temperature=None, seed=0,
@@ -288,15 +298,15 @@ def measure(target, drafter, prompts, n_tokens, k, *, name="", temperature=None,
 PAPER_FIGURES = {
     "Medusa": ("τ 2.40", "EAGLE-2（Li et al. 2024）表 1，Vicuna-7B、T = 0、MT-bench；未核對原文"),
     "EAGLE": ("τ 3.79（EAGLE-2：4.68）", "EAGLE-2（Li et al. 2024）表 1，Vicuna-7B、T = 0、MT-bench；未核對原文"),
-    "DFlash": ("b16：一次草擬 15 個", "DFlash（arXiv 2602.06036）；vLLM 設定 num_speculative_tokens = 15"),
+    "DFlash": ("b16：一次草擬 15 個", "DFlash（arXiv 2602.06036）；z-lab/dflash README 的 vLLM 指令 num_speculative_tokens 15"),
     "DSpark": ("—", "（沒有核對過的數字）"),
 }
 """What the papers report, beside our stand-ins' numbers: (figure, source). "未核對原文" marks a
 figure quoted from issue 47 that we could not check against the paper itself."""
 
 
-def draft_sources_table(target, prompts, *, n_tokens=200, k=5, block=15, threshold=0.5, context=1,
-                        temperature=None, draft_cost=0.05, seed=0) -> Table:
+def draft_sources_table(target, prompts, *, n_tokens=200, k=5, block=15, threshold=0.3, context=1,
+                        temperature=TEMPERATURE, draft_cost=0.05, seed=0) -> Table:
     """Each stand-in measured on ``prompts``: per-position acceptance (first 8 positions), tokens
     per round, speedup under the cost model (``draft_cost`` per draft step), and the papers'
     own figures beside them (``PAPER_FIGURES``). Per-position acceptance is conditional (accepted at
@@ -322,4 +332,32 @@ def draft_sources_table(target, prompts, *, n_tokens=200, k=5, block=15, thresho
     progress.close()
     return Table(("草稿來源（字元 n-gram 替身）", "各位置接受率（前 8 格）", "走到各位置的輪數比例", "每輪產出", "加速",
                   "論文的數字", "出處"), tuple(rows), align="<<<>><<",
-                 caption=f"每步草稿成本 {draft_cost:g}（大模型一次前向 = 1）")
+                 caption=f"{'貪婪' if temperature is None else f'溫度 {temperature:g}'}，{len(prompts)} 段各寫 {n_tokens} 字；"
+                         f"每步草稿成本 {draft_cost:g}（大模型一次前向 = 1）")
+
+
+def confidence_sweep(target, prompts, thresholds=(0.0, 0.1, 0.2, 0.3, 0.5), *, k=8, n_tokens=200, context=1,
+                     temperature=TEMPERATURE, draft_cost=0.05, verify_cost=0.1, seed=0) -> Table:
+    """The DSpark-like schedule at several confidence thresholds (0: verify all ``k`` guesses):
+    guesses verified per round, tokens per round, and speedup on an idle GPU (verifying is free)
+    and on a busy one (each verified guess costs ``verify_cost``).
+
+    >>> from specdec_lab.ngram_lm import course_models
+    >>> target, _ = course_models()
+    >>> print(confidence_sweep(target, ["草稿模型"], thresholds=[0.0], k=4, n_tokens=30))  # doctest: +ELLIPSIS
+    EAGLE 式鏈最多 4 步，每步草稿成本 0.05
+    信心門檻  每輪驗證幾個  每輪產出...
+           0          4.00 ...
+    """
+    thresholds = np.atleast_1d(check.probability("thresholds", thresholds))
+    chain = EagleChain(target.vocab, context)
+    rows, prompts = [], list(prompts)
+    progress = Progress("信心門檻", thresholds.size * len(prompts) * n_tokens)
+    for i, threshold in enumerate(thresholds.tolist()):
+        stats = measure(target, ConfidenceScheduled(chain, threshold), prompts, n_tokens, k, temperature=temperature,
+                        seed=seed, progress=progress, done=i * len(prompts) * n_tokens)
+        rows.append((f"{threshold:g}", f"{stats.verified.mean():.2f}", f"{stats.tokens_per_round:.2f}",
+                     f"{stats.speedup(draft_cost):.2f}×", f"{stats.speedup(draft_cost, verify_cost):.2f}×"))
+    progress.close()
+    return Table(("信心門檻", "每輪驗證幾個", "每輪產出", "加速（GPU 閒）", f"加速（每驗一個 +{verify_cost:g}）"),
+                 tuple(rows), align=">>>>>", caption=f"EAGLE 式鏈最多 {k} 步，每步草稿成本 {draft_cost:g}")

@@ -160,7 +160,7 @@ class TreeRuns:
     shape: TreeShape
     prompts: list[list[int]]
     tokens: list[list[int]]  # generated tokens per prompt (prompt excluded)
-    emitted: np.ndarray  # per round (all sequences' rounds in a row): tokens added
+    emitted: np.ndarray  # per round (all sequences' rounds in a row): tokens added (a last round may be cut)
     sequence: np.ndarray  # per round: which prompt it belongs to
     node_hits: np.ndarray  # per node (choices order): rounds whose accepted path went through it
     text: list[str]
@@ -208,9 +208,9 @@ def tree_decode(target, draft, prompts, n_tokens, tree, *, rule="greedy", temper
     ``target`` and ``draft`` are the course's n-gram models (``ngram_lm.course_models()``, or a
     ``DilutedDraft``): anything with ``row_index``. ``tree``: rank tuples (``full_tree``,
     ``chain_tree``, ``positional.best_tree``). ``rule``: one of ``RULES``. ``temperature`` is
-    both models' (ignored by ``"greedy"``, which takes the argmax); ``draft_temperature``, when given, is the draft's alone (an
-    over-confident draft: a lower one). ``seed`` fixes the batch's
-    randomness. ``progress`` (optional) has ``update(tokens_done, sequences_done)``; without
+    both models' (ignored by ``"greedy"``, which takes the argmax); ``draft_temperature``, when
+    given, is the draft's alone (a lower one: an over-confident draft). ``seed`` fixes the
+    batch's randomness. ``progress`` (optional) has ``update(tokens_done, sequences_done)``; without
     one a notebook shows a ``Progress`` line once the work takes over a second.
 
     >>> from specdec_lab.ngram_lm import course_models
@@ -238,7 +238,10 @@ def tree_decode(target, draft, prompts, n_tokens, tree, *, rule="greedy", temper
     seed = check.scalar_int("seed", seed, minimum=0)
     greedy = rule == "greedy"
     temperature = 1.0 if greedy else temperature
-    draft_temperature = temperature if greedy or draft_temperature is None else draft_temperature
+    if draft_temperature is not None and not greedy:
+        check.scalar("draft_temperature", draft_temperature)
+        check.between("draft_temperature", draft_temperature, 0.05, 20, what="草稿的溫度")
+    draft_temperature = temperature if greedy or draft_temperature is None else float(draft_temperature)
     rng = np.random.default_rng(seed)
     tails = np.array([p[len(p) - width:] for p in prompts], dtype=np.int64).reshape(len(prompts), width)
     t_at, t_table = target.row_index(tails, temperature)
@@ -261,9 +264,9 @@ def tree_decode(target, draft, prompts, n_tokens, tree, *, rule="greedy", temper
             new = np.zeros((active.size, shape.depth + 1), dtype=np.int64)
             new[:, :-1] = np.where(path > 0, tokens[a[:, None], np.maximum(path, 1) - 1], 0)
             new[a, depth] = final
-            for i, b in enumerate(active.tolist()):  # few sequences: a short loop
-                row = new[i, :depth[i] + 1]
-                out[b, written[b]:written[b] + row.size] = row
+            keep = np.arange(new.shape[1]) < (depth + 1)[:, None]  # the accepted tokens, then the final one
+            where = written[active][:, None] + np.arange(new.shape[1])
+            out[np.broadcast_to(active[:, None], new.shape)[keep], where[keep]] = new[keep]
             np.add.at(node_hits, path[path > 0], 1)
             emitted_log.append(depth + 1)
             sequence_log.append(active.copy())
@@ -282,7 +285,8 @@ def tree_decode(target, draft, prompts, n_tokens, tree, *, rule="greedy", temper
 
 
 def _top_ranks(table, width: int) -> np.ndarray:
-    """Each state's ``width`` most likely tokens, most likely first (ties: the smaller id)."""
+    """Each state's ``width`` most likely tokens, most likely first (ties: the smaller id), kept
+    on the model's table (it lives as long as the model) so later calls skip the sort."""
     cached = getattr(table, "_top", None)
     if cached is None or cached.shape[1] < width:
         cached = table._top = np.argsort(-table.rows, axis=1, kind="stable")[:, :width]

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from . import _validate as check
 from .chisquare import MIN_EXPECTED, chi2_sf, p_text
 from .lossless import transition_test
+from .progress import Progress
 from .tables import Table
 from .tree_decoding import RULES, TreeShape, chain_tree, full_tree, tree_decode
 
@@ -61,14 +62,26 @@ class TreeCheck:
                 f"χ² = {self.statistic:.1f}，自由度 {self.dof}，{p_text(self.p_value)}")
 
 
-def tree_sampling_check(target, draft, rule: str, *, repeats: int = 150, seed: int = 0) -> TreeCheck:
-    """The χ² check of one sampling rule (see the module docstring for the setting)."""
+class _Share:
+    """Hands one shared ``Progress`` the work of one of several runs (``done`` units before it)."""
+
+    def __init__(self, progress, done):
+        self.progress, self.done = progress, done
+
+    def update(self, done, finished=None):
+        self.progress.update(self.done + done)
+
+
+def tree_sampling_check(target, draft, rule: str, *, repeats: int = 150, seed: int = 0, progress=None) -> TreeCheck:
+    """The χ² check of one sampling rule (see the module docstring for the setting). ``repeats``
+    is at least 30: ``transition_test`` reads a context once it has 20 visits. ``progress`` as
+    for ``tree_decode``."""
     if rule not in SAMPLING_RULES:
         raise ValueError(f"rule 必須是 {'、'.join(SAMPLING_RULES)} 其中之一，收到 {rule!r}")
-    repeats = check.scalar_int("repeats", repeats, minimum=10, maximum=10_000)
+    repeats = check.scalar_int("repeats", repeats, minimum=30, maximum=10_000)
     seed = check.scalar_int("seed", seed, minimum=0)
     runs = tree_decode(target, draft, list(CHI2_PROMPTS) * repeats, 3, CHI2_TREE, rule=rule, temperature=1.0,
-                       draft_temperature=DRAFT_TEMPERATURE, seed=seed)
+                       draft_temperature=DRAFT_TEMPERATURE, seed=seed, progress=progress)
     test = transition_test(target, runs.pairs(), temperature=1.0)
     kept = [(n, r) for _, n, r in test.per_context if r.expected.min() >= MIN_EXPECTED]
     stat = float(sum(r.statistic for _, r in kept))
@@ -78,12 +91,18 @@ def tree_sampling_check(target, draft, rule: str, *, repeats: int = 150, seed: i
 
 
 def tree_sampling_checks(target, draft, rules=SAMPLING_RULES, *, repeats: int = 150, seed: int = 0) -> Table:
-    """``tree_sampling_check`` for each rule, as a table (one row per rule)."""
+    """``tree_sampling_check`` for each rule, as a table (one row per rule); in a notebook one
+    line says how far it is once it takes over a second."""
+    rules = list(rules)
+    repeats = check.scalar_int("repeats", repeats, minimum=30, maximum=10_000)
+    each = len(CHI2_PROMPTS) * repeats * 3
+    progress = Progress("χ² 檢定", each * len(rules))
     rows = []
-    for rule in rules:
-        c = tree_sampling_check(target, draft, rule, repeats=repeats, seed=seed)
+    for i, rule in enumerate(rules):
+        c = tree_sampling_check(target, draft, rule, repeats=repeats, seed=seed, progress=_Share(progress, i * each))
         verdict = "通過" if c.p_value > 1e-3 else "不通過"
         rows.append((RULES[rule], f"{c.statistic:.1f}", str(c.dof), p_text(c.p_value), verdict))
+    progress.close()
     return Table(("規則", "χ²", "自由度", "p 值", "判定（p > 0.001 算通過）"), tuple(rows), align="<>>><")
 
 
