@@ -7,7 +7,7 @@
 - on_page_markdown: find and validate the `/// quiz` blocks (quiz_format.py); a broken quiz stops
   the build with `lessons/xyz.md:LINE: 訊息`.
 - on_page_content: put the rendered quizzes in place, give the toy its no-JS example round
-  (toy_fallback.py), turn arithmatex's TeX into MathML (tex_mathml.py), keep each inline formula
+  (toy_fallback.py) and the tree toy its tree and example round (tree_toy.py), turn arithmatex's TeX into MathML (tex_mathml.py), keep each inline formula
   or code on one line with the Chinese punctuation beside it, and a command-line option on one
   line in the table of contents too (punctuation.py), mark × ÷ ± · − ≈ ≤ ≥
   to be drawn narrow (signs.py, the notebook previews too); end every page with
@@ -37,6 +37,7 @@ from quiz_format import QuizError, find_quizzes, render_quiz
 from signs import narrow_signs
 from tex_mathml import MathError, stray_dollar_lines, stray_dollars, tex_to_mathml_html
 from toy_fallback import fill_toys
+from tree_toy import TreeToyError, fill_tree_toys
 
 ASSETS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets")
 ASSETS_URI = "assets/course"
@@ -126,6 +127,10 @@ def on_page_content(html, page, config, files):
         html = html.replace(slot, quiz_html)
     html = fill_toys(html)
     try:
+        html = fill_tree_toys(html)
+    except TreeToyError as error:
+        raise PluginError(f"{_display_path(page, config)}:{_tree_toy_line(page)}: {error}") from None
+    try:
         html = tex_to_mathml_html(html, for_search=True)
     except MathError as error:
         raise PluginError(f"{_display_path(page, config)}:{_math_line(page, str(error))}: {error}") \
@@ -134,6 +139,14 @@ def on_page_content(html, page, config, files):
     html += PAGE_MARK.format(page=page.url, root=get_relative_url("", page.url) or ".")
     _keep_options_in_toc(page.toc)
     return _typeset(html)
+
+
+def _tree_toy_line(page) -> int:
+    """File line number of the page's first tree toy (1 if not found)."""
+    for number, line in enumerate(page.file.content_string.split("\n"), start=1):
+        if 'class="sd-tree-toy"' in line:
+            return number
+    return 1
 
 
 def _keep_options_in_toc(items) -> None:

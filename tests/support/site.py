@@ -55,3 +55,15 @@ def build_site(build_dir: Path, site_url: str | None = None) -> Path:
             os.environ.pop("SPECDEC_SITE_URL", None)
         else:
             os.environ["SPECDEC_SITE_URL"] = before
+
+
+def build_one_page(folder: Path, markdown: str, site_url=None) -> BuildResult:
+    """A throw-away project inheriting the real mkdocs.yml (theme, hooks, widgets) whose only page
+    is `markdown`, built into folder/site: for a widget's tests before a lesson embeds it."""
+    folder = Path(folder)
+    (folder / "mkdocs.yml").write_text(f"INHERIT: {ROOT / 'mkdocs.yml'}\nnav:\n  - index.md\n", encoding="utf-8")
+    if not (folder / "site").exists():
+        (folder / "site").symlink_to(ROOT / "site")
+    (folder / "lessons").mkdir(exist_ok=True)
+    (folder / "lessons" / "index.md").write_text(markdown, encoding="utf-8")
+    return build_lessons(folder / "site-built", config_file=folder / "mkdocs.yml", cwd=folder, site_url=site_url)
