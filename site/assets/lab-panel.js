@@ -29,6 +29,7 @@
   const overlayStep = () => !!(history.state && history.state[OVERLAY]);
   let onOverlayStep = overlayStep();                   // (a reload keeps the step)
   let closeOnBack = null;                              // the current lab page's, set by mount()
+  let showSection = null;                              // the same: opens the lab at a cell
   // Leaving that step changes nothing but the lab: the theme's instant navigation, listening after
   // this, would load the same page again (its frame, the learner's notebook and Python with it).
   window.addEventListener("popstate", (e) => {
@@ -37,6 +38,15 @@
     if (!left) return;
     e.stopImmediatePropagation();
     if (closeOnBack) closeOnBack();
+  });
+
+  // A lesson's 「實驗場 2️⃣」 (a link to the notebook's static preview, site/hooks/lab_links.py)
+  // opens the lab beside the lesson, or over it on a phone, at that section.
+  document.addEventListener("click", (e) => {
+    const link = e.target.closest && e.target.closest("a.sd-lab-link[data-lab-cell]");
+    if (!link || !showSection || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    showSection(Number(link.dataset.labCell));
   });
 
   function readLayout() {
@@ -108,7 +118,7 @@
   function mount(atLoad) {
     const panel = document.getElementById("sd-lab");
     document.body.classList.toggle("sd-has-lab", !!panel);
-    if (!panel) { document.body.classList.remove("sd-lab-shown"); closeOnBack = null; return; }
+    if (!panel) { document.body.classList.remove("sd-lab-shown"); closeOnBack = null; showSection = null; return; }
     if (panel.dataset.mounted) return;
     panel.dataset.mounted = "1";
     panel.classList.add("sd-lab--mounted");
@@ -180,20 +190,45 @@
           if (el.scrollWidth > el.clientWidth) el.tabIndex = 0;
         });
         if (window.sdScrollHints) window.sdScrollHints(preview);   // a11y.js: the fading edge
+        for (const type of ["wheel", "touchstart", "keydown"]) {
+          preview.addEventListener(type, () => { wanted = null; }, { passive: true });   // the learner's own way
+        }
+        reveal();
       }).catch(() => { /* no preview: the frame shows as it loads */ });
     }
     function showLive() {
       if (live) return;
       live = true;
       const preview = body.querySelector(".sd-lab__preview");
-      if (!preview) return;
+      if (!preview) { reveal(); return; }
       const top = preview.scrollTop;
       const reached = top > 0 && [...preview.querySelectorAll("[data-cell]")]
         .find((cell) => cell.offsetTop + cell.offsetHeight > top);
-      if (reached) frame.contentWindow.postMessage({ specdecLabShowCell: Number(reached.dataset.cell) }, location.origin);
+      if (reached && wanted === null) wanted = Number(reached.dataset.cell);
+      reveal();
       const hadFocus = preview.contains(document.activeElement);   // the learner was in the lab's preview
       requestAnimationFrame(() => { preview.remove(); if (hadFocus) frame.focus(); });
     }
+
+    // the cell a 「實驗場 N️⃣」 link asked for: the preview scrolls to it, and the live notebook
+    // opens there (specdec-lab.js, 8.)
+    let wanted = null;
+    function reveal() {
+      if (wanted === null) return;
+      if (live) {
+        frame.contentWindow.postMessage({ specdecLabShowCell: wanted }, location.origin);
+        wanted = null;
+        return;
+      }
+      const preview = body.querySelector(".sd-lab__preview");
+      const cell = preview && preview.querySelector(`[data-cell="${wanted}"]`);
+      if (cell) preview.scrollTop += cell.getBoundingClientRect().top - preview.getBoundingClientRect().top;
+    }
+    showSection = (index) => {
+      wanted = index;
+      setOpen(true, true);
+      reveal();
+    };
 
     function setOpen(open, focus) {
       const wasOpen = document.body.classList.contains("sd-lab-shown");

@@ -6,7 +6,8 @@
   (the nav is explicit so that the course order is the instructor's, not the file names').
 - on_page_markdown: find and validate the `/// quiz` blocks (quiz_format.py); a broken quiz stops
   the build with `lessons/xyz.md:LINE: 訊息`.
-- on_page_content: put the rendered quizzes in place, give the toy its no-JS example round
+- on_page_content: put the rendered quizzes in place, make each 「實驗場 2️⃣」 a link to that
+  section of the page's notebook (lab_links.py), give the toy its no-JS example round
   (toy_fallback.py) and the tree toy its tree and example round (tree_toy.py), turn arithmatex's TeX into MathML (tex_mathml.py), keep each inline formula
   or code on one line with the Chinese punctuation beside it, and a command-line option on one
   line in the table of contents too (punctuation.py), mark × ÷ ± · − ≈ ≤ ≥
@@ -31,6 +32,7 @@ from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
+from lab_links import LabLinkError, link_markers, section_cells
 from notebook_preview import preview_html, preview_name
 from punctuation import keep_options_in_title, keep_with_punctuation
 from quiz_format import QuizError, find_quizzes, render_quiz
@@ -126,6 +128,7 @@ def on_page_content(html, page, config, files):
                               "（quiz 區塊不能放在清單、表格或其他區塊裡面）")
         html = html.replace(slot, quiz_html)
     html = fill_toys(html)
+    html = _link_lab_markers(html, page, config)
     try:
         html = fill_tree_toys(html)
     except TreeToyError as error:
@@ -139,6 +142,18 @@ def on_page_content(html, page, config, files):
     html += PAGE_MARK.format(page=page.url, root=get_relative_url("", page.url) or ".")
     _keep_options_in_toc(page.toc)
     return _typeset(html)
+
+
+def _link_lab_markers(html: str, page, config) -> str:
+    """「實驗場 2️⃣」 in a page with a lab: a link to that section of its notebook (lab_links.py)."""
+    notebook = page.meta.get("lab")
+    if not notebook:
+        return html
+    preview = get_relative_url(f"{PREVIEW_DIR}/{preview_name(notebook)}", page.url)
+    try:
+        return link_markers(html, section_cells(_notebook_path(config, notebook)), preview, notebook)
+    except LabLinkError as error:
+        raise PluginError(f"{_display_path(page, config)}: {error}") from None
 
 
 def _tree_toy_line(page) -> int:

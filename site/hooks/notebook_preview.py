@@ -90,7 +90,9 @@ def preview_html(path: Path, to_html: Callable[[str], str]) -> str:
         source = _text(cell["source"])
         if cell["cell_type"] == "markdown":
             body = _in_the_page(to_html(DETAILS_RE.sub('<details markdown="1">', source)))
-            cells.append(f'<div class="sd-nb__cell sd-nb__cell--markdown" data-cell="{index}">{body}</div>')
+            # the id: where a lesson's 「實驗場 N️⃣」 link points (lab_links.py)
+            cells.append(f'<div class="sd-nb__cell sd-nb__cell--markdown" id="sd-nb-cell-{index}" '
+                         f'data-cell="{index}">{body}</div>')
         elif cell["cell_type"] == "code":
             count = cell.get("execution_count")
             prompt = f"[{count}]:" if count else "[ ]:"
@@ -101,6 +103,8 @@ def preview_html(path: Path, to_html: Callable[[str], str]) -> str:
                 f'<div class="sd-nb__prompt" aria-hidden="true">{prompt}</div>{code}'
                 + (f'<div class="sd-nb__outputs">{outputs}</div>' if outputs else "")
                 + "</div>")
-    return (f'<div class="sd-nb" data-notebook="{html.escape(Path(path).name)}">'
+    # (the charset: a lesson's link opens this file by itself when JavaScript is off)
+    return ('<meta charset="utf-8">'
+            f'<div class="sd-nb" data-notebook="{html.escape(Path(path).name)}">'
             '<p class="sd-nb__note">預覽：筆記本存下的內容與結果。Python 就緒後，這裡換成可以執行的筆記本。</p>'
             + "".join(cells) + "</div>")
