@@ -57,13 +57,17 @@ def build_site(build_dir: Path, site_url: str | None = None) -> Path:
             os.environ["SPECDEC_SITE_URL"] = before
 
 
-def build_one_page(folder: Path, markdown: str, site_url=None) -> BuildResult:
-    """A throw-away project inheriting the real mkdocs.yml (theme, hooks, widgets) whose only page
-    is `markdown`, built into folder/site: for a widget's tests before a lesson embeds it."""
+def build_one_page(folder: Path, markdown: str, site_url=None, others: dict | None = None) -> BuildResult:
+    """A throw-away project inheriting the real mkdocs.yml (theme, hooks, widgets) whose page is
+    `markdown` (and `others`, {file name: Markdown}, after it in the nav), built into
+    folder/site-built: for a widget's tests before a lesson embeds it."""
     folder = Path(folder)
-    (folder / "mkdocs.yml").write_text(f"INHERIT: {ROOT / 'mkdocs.yml'}\nnav:\n  - index.md\n", encoding="utf-8")
+    pages = {"index.md": markdown, **(others or {})}
+    nav = "".join(f"  - {name}\n" for name in pages)
+    (folder / "mkdocs.yml").write_text(f"INHERIT: {ROOT / 'mkdocs.yml'}\nnav:\n{nav}", encoding="utf-8")
     if not (folder / "site").exists():
         (folder / "site").symlink_to(ROOT / "site")
     (folder / "lessons").mkdir(exist_ok=True)
-    (folder / "lessons" / "index.md").write_text(markdown, encoding="utf-8")
+    for name, text in pages.items():
+        (folder / "lessons" / name).write_text(text, encoding="utf-8")
     return build_lessons(folder / "site-built", config_file=folder / "mkdocs.yml", cwd=folder, site_url=site_url)
