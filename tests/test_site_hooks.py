@@ -311,5 +311,7 @@ def test_notebook_headings_go_two_levels_down_without_ids_or_permalinks(tmp_path
     path = write_notebook(tmp_path, [{"cell_type": "markdown", "source": "# a", "metadata": {}}])
     rendered = preview_html(path, lambda text: '<h1 id="a">a<a class="headerlink" href="#a">&para;</a></h1>'
                                                '<h2 id="b">b</h2><details>')
-    assert "<h3>a</h3><h4>b</h4>" in rendered and "headerlink" not in rendered and 'id="' not in rendered
+    assert "<h3>a</h3><h4>b</h4>" in rendered and "headerlink" not in rendered
+    # the headings' ids are gone; the cell keeps its own (where a lesson's 「實驗場 N️⃣」 points)
+    assert re.findall(r' id="([^"]+)"', rendered) == ["sd-nb-cell-0"]
     assert preview_name("lesson1.ipynb") == "lesson1.html"

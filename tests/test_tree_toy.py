@@ -134,9 +134,10 @@ def test_walk_stops_where_the_drawn_rank_is_not_a_child():
 @pytest.mark.build
 def test_a_bad_attribute_fails_the_build_at_its_line_and_a_good_toy_builds(tmp_path):
     from support.site import build_one_page
-    result = build_one_page(tmp_path, '# 頁\n\n一段。\n\n<div class="sd-tree-toy" data-depth="6" markdown></div>\n')
+    result = build_one_page(tmp_path, '# 頁\n\n一段。\n\n<div class="sd-tree-toy" markdown></div>\n\n'
+                                      '<div class="sd-tree-toy" data-depth="6" markdown></div>\n')
     assert result.returncode != 0
-    assert 'lessons/index.md:5: 樹狀驗證玩具的 data-depth="6" 不行：樹的深度要是 3 到 4 的整數' in result.output
+    assert 'lessons/index.md:7: 樹狀驗證玩具的 data-depth="6" 不行：樹的深度要是 3 到 4 的整數' in result.output
     result = build_one_page(tmp_path, '# 頁\n\n<div class="sd-tree-toy" data-width="2" data-depth="3" '
                                       'data-nodes="6" data-accept="0.7,0.2" markdown></div>\n')
     assert result.returncode == 0, result.output

@@ -25,6 +25,7 @@ from __future__ import annotations
 import html as html_module
 import json
 import os
+import re
 
 import markdown as python_markdown
 from mkdocs.exceptions import PluginError
@@ -132,7 +133,7 @@ def on_page_content(html, page, config, files):
     try:
         html = fill_tree_toys(html)
     except TreeToyError as error:
-        raise PluginError(f"{_display_path(page, config)}:{_tree_toy_line(page)}: {error}") from None
+        raise PluginError(f"{_display_path(page, config)}:{_tree_toy_line(page, str(error))}: {error}") from None
     try:
         html = tex_to_mathml_html(html, for_search=True)
     except MathError as error:
@@ -156,12 +157,16 @@ def _link_lab_markers(html: str, page, config) -> str:
         raise PluginError(f"{_display_path(page, config)}: {error}") from None
 
 
-def _tree_toy_line(page) -> int:
-    """File line number of the page's first tree toy (1 if not found)."""
-    for number, line in enumerate(page.file.content_string.split("\n"), start=1):
-        if 'class="sd-tree-toy"' in line:
+def _tree_toy_line(page, message: str) -> int:
+    """File line number of the tree toy the message is about: the one with the attribute it
+    quotes, else the page's first (1 if none is found)."""
+    quoted = re.search(r'data-[\w-]+(?:="[^"]*")?', message)
+    lines = [(number, line) for number, line in enumerate(page.file.content_string.split("\n"), start=1)
+             if 'class="sd-tree-toy"' in line]
+    for number, line in lines:
+        if quoted and quoted.group(0) in line:
             return number
-    return 1
+    return lines[0][0] if lines else 1
 
 
 def _keep_options_in_toc(items) -> None:
