@@ -113,7 +113,7 @@ def test_crossover_in_section_5():
 
 def test_speedup_example():
     s = float(speedup(ALPHA, K, COST))
-    says(f"$c = T_\\text{{draft}}/T_\\text{{target}}$")
+    says(f"$c = t_\\text{{draft}}/t_\\text{{target}}$")
     says(f"$\\alpha={ALPHA:g}$、$K={K}$、$c={COST:g}$：${E(ALPHA, K):.2f} / {1 + K * COST:.2f} \\approx {s:.2f}$ 倍")
     # "正是上一節表格裡少人時的數字": the single-user gain of the serving model
     one_user = serving_curves(np.array([1.0]), ALPHA, K, COST)
@@ -214,3 +214,13 @@ def test_q4_numerator_saturates_denominator_grows():
     says(f"分母卻從 {denominator[5]:.1f} 一路長到 {denominator[12]:.1f}", text=block)
     says(f"本例的最佳 K 是 {best_k(0.6, 0.3)}", text=block)
     assert float(speedup(0.6, 5, 0.3)) < 1, "the text says K = 5 is already slower than no speculation"
+
+
+# ---------------------------------------------------------------- §6 DFlash's block
+
+def test_dflash_b16_drafts_15_tokens():
+    """A b16 block's first slot holds the last verified token, so it drafts 15: the vLLM launch line
+    of z-lab/dflash's README sets num_speculative_tokens to 15 (the lesson once said 16)."""
+    says("16 格的 b16 模型每輪提出 15 個草稿 token")
+    says("把 `num_speculative_tokens` 設成 15")
+    assert "一整塊 16 個 token" not in LESSON1

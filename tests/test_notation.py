@@ -150,3 +150,33 @@ def test_the_formula_check_finds_a_lower_case_k(text, found):
 ])
 def test_the_lower_case_k_check_finds_one(text, found):
     assert len(LOWER_K.findall(JS_PLACEHOLDER.sub(" ", prose(text)))) == found
+
+
+# T is the temperature (lesson 1 §3: greedy is T = 0, sampling T > 0); a time is a lower-case t
+# (t₀ the time to read the weights once, t_FLOP, t_draft). Lesson 1 had T as §5's time unit too, and
+# T_draft / T_target in §6's formula.
+UPPER_T_IN_TEX = re.compile(r"(?<![\\\w])T(?![A-Za-z])")
+TEMPERATURE = re.compile(r"\s*(?:[=<>≤≥]|\\[lg]eq?\b)")
+
+
+def times_written_with_t(markdown: str) -> list[str]:
+    """The formulas where a T stands for something other than a temperature comparison."""
+    found = []
+    for formula in FORMULA.findall(markdown):
+        bare = re.sub(r"\\(text|mathrm|operatorname)\{[^}]*\}", " ", formula)
+        if any(not TEMPERATURE.match(bare, m.end()) for m in UPPER_T_IN_TEX.finditer(bare)):
+            found.append(formula)
+    return found
+
+
+def test_t_is_the_temperature_and_times_are_lower_case_t():
+    pages = {path.name: times_written_with_t(path.read_text(encoding="utf-8")) for path in LESSONS.glob("*.md")}
+    assert {name: found for name, found in pages.items() if found} == {}
+
+
+@pytest.mark.parametrize("text, found", [
+    ("花費時間 $T$、$\\approx T$，每 $T$ 幾個；$\\dfrac{T_\\text{draft}}{T_\\text{target}}$", 4),
+    ("溫度 $T=0$、$T>0$、$T \\ge 0$；$t_0$、$t_\\text{draft}$、$\\text{TPOT}$、$\\mathbb{E}[N]$", 0),
+])
+def test_the_t_check_finds_a_time_written_with_t(text, found):
+    assert len(times_written_with_t(text)) == found

@@ -1,7 +1,8 @@
 """A teaching model of one GPU serving N concurrent users, with and without speculation.
 
-Time is measured in T, the time to read the target model's weights once. A forward pass of the
-target over n tokens (all users' positions together) follows a roofline:
+Time is measured in t0, the time to read the target model's weights once (lesson 1's t₀; T is
+the temperature there). A forward pass of the target over n tokens (all users' positions
+together) follows a roofline:
 
     step(n) = max(1, t_flop · n)
 
@@ -41,7 +42,7 @@ DEFAULT_T_FLOP = 0.02
 
 @dataclass(frozen=True)
 class ServingCurves:
-    """Per-user speed and total throughput (tokens per T) at each concurrency, off and on."""
+    """Per-user speed and total throughput (tokens per t0) at each concurrency, off and on."""
 
     concurrency: np.ndarray
     per_user_off: np.ndarray

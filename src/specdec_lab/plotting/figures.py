@@ -171,7 +171,7 @@ class ServingPlot:
     ``update(alpha, k, draft_cost, t_flop)`` replaces the curves, the crossover, the legend and
     the title and returns the figure."""
 
-    TITLES = (("每人速度（體感）", "token / T"), ("總產能（吞吐）", "token / T"))
+    TITLES = (("每人速度（體感）", "token / $t_0$"), ("總產能（吞吐）", "token / $t_0$"))
 
     def __init__(self, max_users: int = 128):
         self.max_users = max_users = scalar_int("max_users", max_users, minimum=1, maximum=MAX_USERS)
