@@ -460,3 +460,14 @@ def test_lesson2_numbers_in_the_lesson_are_the_notebooks(stored2):
     for pair in ("1 個候選：0.600　0.600", "2 個候選：0.640　0.689", "3 個候選：0.676　1.000"):
         assert pair in printed, pair                                     # §3's table
     assert "| 2 | 0.640 | 0.689 |" in lesson and "| 3 | 0.676 | 1.000 |" in lesson
+    for chi2, dof in (("67.3", "60"), ("48.1", "61"), ("1088.7", "66"), ("260.3", "61")):   # §3's χ²
+        assert re.search(rf"{re.escape(chi2)}\s+{dof}\s", printed), chi2
+        assert f"{float(chi2):,.1f} / {dof}" in lesson, chi2
+    for row in ("0.52 0.65 0.66 0.69 0.88", "0.58 0.42 0.37 0.26 0.18",              # §5's stand-ins
+                "0.39 0.76 0.89 0.89 0.88 0.86 0.84 0.95", "0.54 0.74 0.80 1.00"):
+        assert row in printed and row.replace(" ", "、") in lesson, row
+    for tokens, gain in (("2.38", "2.27×"), ("1.95", "1.56×"), ("3.54", "3.37×"), ("1.66", "1.50×")):
+        assert re.search(rf"{tokens}\s+{gain}", printed) and f"| {tokens} | {gain} |" in lesson, tokens
+    for row in ("8.00      1.92           1.37×                  0.87×", "2.90      1.92           1.61×"):
+        assert row in printed, row                                      # §5's confidence sweep
+    assert "| 0（全驗） | 8.00 | 1.92 | 1.37× | 0.87× |" in lesson and "| 0.1 | 2.90 | 1.92 | 1.61× | 1.29× |" in lesson
