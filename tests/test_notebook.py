@@ -455,7 +455,7 @@ def test_lesson2_numbers_in_the_lesson_are_the_notebooks(stored2):
     for printed_number in ("2.493", "3.223", "4.558"):                 # §4's deep trees
         assert printed_number in printed and printed_number in lesson, printed_number
     for users, nodes, depth, gain in ((1, 49, 5, "3.27"), (8, 5, 2, "2.18"), (64, 0, 0, "1.00")):
-        assert f"{users:2} 人：{nodes:2} 個節點、深 {depth}，{gain}×" in printed     # §6's table
+        assert f"{users:2} 人：{nodes} 個節點、深 {depth}，{gain}×" in printed       # §6's table
         assert f"| {users} | {nodes}" in lesson and gain in lesson
     for pair in ("1 個候選：0.600　0.600", "2 個候選：0.640　0.689", "3 個候選：0.676　1.000"):
         assert pair in printed, pair                                     # §3's table
