@@ -410,7 +410,8 @@ def test_lesson2_imports_are_in_its_first_cell_tagged_setup(stored2):
 
 def test_lesson2_cells_are_short_calls_into_the_package(stored2):
     for cell in code_cells(stored2):
-        assert len(cell.source.splitlines()) <= MAX_CELL_LINES, cell.source
+        if "setup" not in cell.metadata.get("tags", []):      # (the imports, all in the first cell)
+            assert len(cell.source.splitlines()) <= MAX_CELL_LINES, cell.source
         assert max(display_width(line) for line in cell.source.splitlines()) <= MAX_LINE_WIDTH, cell.source
         assert not re.search(r"^\s*(def|class|lambda) ", cell.source, re.M), cell.source
         assert "matplotlib" not in cell.source
