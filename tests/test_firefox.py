@@ -345,7 +345,7 @@ def test_lesson_two_at_desktop_and_phone_width(open_page, width):
     page = open_page("draft-trees/", width=width, height=900 if width > 500 else 844)
     wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20, what="fonts loaded")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
-    assert page.locator(".sd-tree-toy").count() == 1
+    assert page.evaluate("() => document.querySelectorAll('.sd-tree-toy').length") == 1
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(SHOTS / f"firefox-lesson2-{width}.png", full_page=True)
 
