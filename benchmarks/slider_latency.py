@@ -38,7 +38,9 @@ from support.server import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
 PAGES = {"lesson1": "", "lossless": "lossless-lab/", "your_gpu": "your-gpu/"}
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
-# in the lab's frame: the cells whose outputs hold a widget with a slider (index, first line)
+# in the lab's frame: the cells that show a slider figure (index, first line). A slider figure
+# (specdec_lab.plotting.LiveFigure) is one output holding both the widget and the PNG of its
+# figure; another widget (your-gpu's FileUpload) has no figure and no slider to time
 SLIDER_CELLS = """() => {
   const nb = window.jupyterapp.shell.currentWidget;
   const found = [];
@@ -46,7 +48,7 @@ SLIDER_CELLS = """() => {
     const c = nb.model.cells.get(i);
     if (c.type !== 'code') continue;
     const outputs = c.outputs.toJSON();
-    if (outputs.some((o) => o.data && o.data['%s']))
+    if (outputs.some((o) => o.data && o.data['%s'] && o.data['image/png']))
       found.push({index: i, source: c.sharedModel.getSource().split('\\n')[0]});
   }
   return found;
@@ -166,12 +168,24 @@ def measure_page(playwright, base: str, page: str, steps: int = 10, burst: int =
             if not cells:
                 rows.append({"page": page, "cell": None, "source": "(no slider figure)"})
             for cell in cells:
-                rows.append({"page": page, **measure_cell(lab, cell, steps, burst)})
+                try:
+                    rows.append({"page": page, **measure_cell(lab, cell, steps, burst)})
+                except Exception as err:   # report the figure that could not be measured, go on
+                    rows.append(not_measured(page, f"[{cell['index']}] {cell['source'][:30]}", err))
             if lab.errors:
                 print(f"  ! page errors on {page}: {lab.errors[:3]}")
+        except Exception as err:           # the page did not run: report it, go on with the next
+            rows.append(not_measured(page, "the page", err))
         finally:
             context.close()
     return rows
+
+
+def not_measured(page: str, what: str, err: Exception) -> dict:
+    """A row saying what could not be measured and why (printed in the table, left out of ratios)."""
+    reason = str(err).strip().splitlines()[0][:120] if str(err).strip() else type(err).__name__
+    print(f"  ! {page}: {what} not measured: {reason}")
+    return {"page": page, "cell": None, "source": f"(not measured: {what}: {reason})"}
 
 
 def measure_site(playwright, base: str, steps: int = 10, burst: int = 10, pages=tuple(PAGES)) -> list[dict]:
@@ -249,7 +263,8 @@ def main() -> int:
         print_rows({name: rows for name, rows in merged.items()}, args.steps * args.runs)
         for name in list(merged)[1:]:
             ratios = [f"{a['page']}[{a['cell']}] {b['median'] / a['median']:.2f}"
-                      for a, b in zip(merged["course"], merged[name]) if a["cell"] is not None]
+                      for a, b in zip(merged["course"], merged[name])
+                      if a["cell"] is not None and b["cell"] is not None]
             print(f"  {name} / course, median: " + ", ".join(ratios))
     return 0
 

@@ -16,11 +16,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 HERE = Path(__file__).resolve().parent
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -34,8 +37,17 @@ TIMEOUT = 600
 def execute(path: Path) -> nbformat.NotebookNode:
     """The notebook at ``path`` executed top to bottom, with outputs as they would be stored."""
     nb = nbformat.read(path, as_version=4)
+    with tempfile.TemporaryDirectory(prefix="specdec-kernel-") as sockets:
+        run(nb, path, sockets)
+    return merge_streams(drop_empty_outputs(strip_widget_views(nb)))
+
+
+def run(nb: nbformat.NotebookNode, path: Path, sockets: str) -> None:
+    """Run every cell of `nb` in a CPython kernel. The kernel talks over Unix sockets in `sockets`
+    (ipykernel warns on every start that TCP without CurveZMQ keys is unencrypted)."""
     client = NotebookClient(
         nb,
+        config=Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}}),
         kernel_name=CPYTHON_KERNEL,
         timeout=TIMEOUT,
         record_timing=False,
@@ -45,7 +57,6 @@ def execute(path: Path) -> nbformat.NotebookNode:
         resources={"metadata": {"path": str(path.parent)}},
     )
     client.execute()
-    return merge_streams(drop_empty_outputs(strip_widget_views(nb)))
 
 
 def kernel_runs(line: str) -> str:
@@ -117,7 +128,24 @@ def main(argv: list[str] | None = None) -> int:
         figures = sum("image/png" in o.get("data", {}) for c in nb.cells if c.cell_type == "code"
                       for o in c.outputs)
         print(f"{path.name}: {len(nb.cells)} cells executed, {figures} figures stored")
+        for warning in undrawn_figures(nb, path.name):
+            print(warning, file=sys.stderr)
     return 0
+
+
+DRAWS = re.compile(r"\bcourse_figure\(|\bplt\.|\bFigure\(")
+FIGURE = ("image/png", "image/svg+xml")
+
+
+def undrawn_figures(nb: nbformat.NotebookNode, name: str) -> list[str]:
+    """A warning for each code cell that draws a figure (course_figure, pyplot, Figure) but stored
+    none: a course_figure is shown only when the cell ends with it, after its `with` block."""
+    return [f"警告：{name} 第 {index + 1} 格畫了圖，卻沒有存下任何圖。"
+            "用 course_figure 畫時，圖在 `with` 區塊之後才顯示：在區塊外、格子最後一行寫 `fig`"
+            "（docs/authoring.md「加一課」）"
+            for index, cell in enumerate(nb.cells)
+            if cell.cell_type == "code" and DRAWS.search(cell.source)
+            and not any(mime in o.get("data", {}) for o in cell.outputs for mime in FIGURE)]
 
 
 if __name__ == "__main__":

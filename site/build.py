@@ -125,6 +125,16 @@ def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "note
     return site
 
 
+def failure(err: Exception) -> str:
+    """The last line of a failed build. A tool that stopped (mkdocs, jupyter lite) has already said
+    where and why (`lessons/x.md:12: …`) above: name the tool, not its whole command line."""
+    if isinstance(err, subprocess.CalledProcessError):
+        argv = [str(a) for a in err.cmd]
+        tool = " ".join(argv[2:4]) if argv[1:2] == ["-m"] else Path(argv[0]).name
+        return f"{tool} 停下來了（結束碼 {err.returncode}），原因在上面的訊息裡"
+    return str(err)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lessons", action="store_true", help="只建課文頁（沿用已建好的實驗場）")
@@ -136,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         build(lessons=both or args.lessons, lab=both or args.lab, notebooks=args.notebooks)
     except (BuildError, subprocess.CalledProcessError) as err:
-        print(f"建置失敗：{err}", file=sys.stderr)
+        print(f"建置失敗：{failure(err)}", file=sys.stderr)
         return 1
     return 0
 

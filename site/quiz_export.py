@@ -1,4 +1,4 @@
-"""Every lesson's quiz for a learning management system (README 給講師, `make quiz-export`):
+"""Every lesson's quiz for a learning management system (docs/authoring.md, `make quiz-export`):
 
     python site/quiz_export.py [--out build/quiz-export]
 

@@ -286,7 +286,7 @@ class Reloader:
             try:
                 build.build(lessons=True, lab=rebuild_lab)
             except Exception as err:  # keep serving the last good build
-                print(f"重建失敗：{err}", file=sys.stderr)
+                print(f"重建失敗：{build.failure(err)}", file=sys.stderr)
                 continue
             with self.changed:
                 self.version = str(time.time())

@@ -57,6 +57,19 @@ def test_readme_deploy_section_names_the_build_command():
     assert ".github/workflows/pages.yml" in README
 
 
+def test_every_document_the_readme_and_docs_link_exists():
+    """The README is short and sends instructors and deployers on (docs/authoring.md, tests/,
+    benchmarks/, site/lab/): each relative link in it and in those pages reaches a file."""
+    pages = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
+            assert (page.parent / target).exists(), f"{page.relative_to(ROOT)} links {target}, which is not there"
+    readme = README
+    for doc in ("docs/authoring.md", "docs/architecture.md", "site/lab/README.md", "tests/README.md",
+                "benchmarks/README.md"):
+        assert f"({doc})" in readme, f"the README does not link {doc}"
+
+
 @pytest.mark.parametrize("url, ok", [("", False), ("127.0.0.1:8000", False),
                                      ("https://teacher.github.io/specdec-lab/", True),
                                      ("http://192.0.2.7:8000/", True)])

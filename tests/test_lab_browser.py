@@ -1490,7 +1490,7 @@ def test_the_panel_passes_axe(browser, base_url, width, scheme):
 # `win` bound by support.lab.WITH_APP), so another browser's driver can evaluate them as they are.
 
 # every lesson whose front matter names a lab (`lab: x.ipynb`): notebook -> its page (a new lesson
-# with its own notebook is run here too, README 給講師「加一課」)
+# with its own notebook is run here too, docs/authoring.md「加一課」)
 LAB_PAGES = nav_lab_pages()           # in mkdocs.yml's nav order (tests/support/site.py)
 assert LAB_PAGES["lesson1.ipynb"] == "" and LAB_PAGES["lesson2.ipynb"] == "draft-trees/" and len(LAB_PAGES) >= 4
 

@@ -774,3 +774,21 @@ def test_lesson2_tree_serving_panel_redraws_when_the_draft_cost_moves():
     before = panel.png
     panel.sliders["draft_cost"].value = 0.2
     assert panel.png.startswith(b"\x89PNG") and panel.png != before
+
+
+def test_execute_warns_about_a_cell_that_draws_a_figure_and_stores_none():
+    """A course_figure is shown when the cell ends with it, after its `with` block; a cell that
+    draws inside the block only (as an instructor new to it writes) stores no figure, and
+    notebooks/execute.py names that cell instead of saying only "0 figures stored"."""
+    import nbformat
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "notebooks"))
+    import execute  # notebooks/execute.py
+    drawn = nbformat.v4.new_output("display_data", data={"image/png": "iVBOR"})
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("from specdec_lab.plotting import course_figure"),
+        nbformat.v4.new_code_cell("with course_figure(4, 3) as (fig, ax):\n    ax.plot([1, 2])"),
+        nbformat.v4.new_code_cell("with course_figure(4, 3) as (fig, ax):\n    ax.plot([1, 2])\nfig",
+                                  outputs=[drawn]),
+    ])
+    (warning,) = execute.undrawn_figures(nb, "k_sweep.ipynb")
+    assert warning.startswith("警告：k_sweep.ipynb 第 2 格畫了圖，卻沒有存下任何圖") and "`with`" in warning

@@ -234,6 +234,25 @@ def test_broken_quiz_names_file_line_and_problem(body, line, message):
     assert (error.path, error.line) == ("lessons/xyz.md", line)
 
 
+@pytest.mark.parametrize("option, explanation, line, mark", [
+    ("接受率高,所以 K 可以大", "解釋。", 3, ","),          # a half-width comma after Chinese
+    ("K 越大越好.", "解釋。", 3, "."),                     # a half-width full stop
+    ("比 token 多。", "因為 draft, 所以被退回。", 4, ","),   # in the explanation, before Chinese
+])
+def test_half_width_comma_or_full_stop_in_an_options_chinese_fails_with_its_line(option, explanation,
+                                                                                 line, mark):
+    body = f"/// quiz | Q\n題目\n- [ ] A. {option}\n    {explanation}\n- [x] B. b\n    解釋。\n///\n"
+    error = error_of(body)
+    assert (error.path, error.line) == ("lessons/xyz.md", line)
+    assert f"選項 A 的中文裡有半形的「{mark}」" in str(error)
+
+
+def test_decimals_code_formulas_and_latin_keep_their_half_width_marks():
+    body = ("/// quiz | Q\n題目\n- [ ] A. α = 0.9 時是 3.44，`np.mean(x)` 與 $x_1, x_2$\n"
+            "    See e.g. Leviathan et al.\n- [x] B. b\n    解釋。\n///\n")
+    assert len(parse_quizzes(body, "lessons/xyz.md")[0].options) == 2
+
+
 def test_quiz_error_is_a_value_error():
     assert issubclass(QuizError, ValueError)
 
@@ -289,7 +308,7 @@ def test_lesson_one_has_the_five_quiz_questions_with_the_agreed_answers():
     quizzes = [q for q in parse_quizzes(text, path="lessons/index.md") if q.kind == "choice"]
     got = [q.answer for q in quizzes]
     assert got == ANSWERS, (f"lesson 1's questions answer {got}; tests/support/site.py LESSON1_QUIZ_ANSWERS says "
-                            f"{ANSWERS}: whoever changes, adds or removes a lesson 1 question updates that list (README)")
+                            f"{ANSWERS}: whoever changes, adds or removes a lesson 1 question updates that list (docs/authoring.md)")
     for number, quiz in enumerate(quizzes, start=1):
         assert re.match(rf"Q{number}\b", quiz.title), quiz.title
         assert [o.label for o in quiz.options] == ["A", "B", "C", "D"]

@@ -379,7 +379,7 @@ def test_a_dollar_sign_meant_as_one_builds(project):
 @pytest.fixture
 def course_copy(tmp_path):
     """A temporary copy of the course (mkdocs.yml, lessons/, notebooks/; site/ linked) with a new
-    lesson in two files, as README 給講師「加一課」 describes: lessons/k-sweep.md naming its
+    lesson in two files, as docs/authoring.md「加一課」 describes: lessons/k-sweep.md naming its
     notebook in its front matter, and notebooks/k_sweep.ipynb."""
     import shutil
     shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
@@ -407,7 +407,7 @@ def course_copy(tmp_path):
 
 @pytest.mark.parametrize("mistake", ["a broken link", "a nav entry naming no file"])
 def test_site_builds_command_stops_on_a_broken_link_or_nav_entry(course_copy, mistake):
-    """What `make serve` and `make site` run (site/build.py) stops, as the README says, where a
+    """What `make serve` and `make site` run (site/build.py) stops, as docs/authoring.md says, where a
     link or the menu points at no page. (With --quiet MkDocs 1.6 counted no warnings, and --strict
     built both pages: a link to a 404, a menu item "None".)"""
     sys.path.insert(0, str(ROOT / "site"))
@@ -426,6 +426,36 @@ def test_site_builds_command_stops_on_a_broken_link_or_nav_entry(course_copy, mi
                           encoding="utf-8")
     with pytest.raises(subprocess.CalledProcessError):
         build.build_lessons(course_copy / "out", config=config)
+
+
+def test_a_half_width_comma_in_a_quiz_option_stops_the_build_at_its_line_and_no_raw_command(
+        course_copy, capfd):
+    """The build names the file and line; its last line names the tool that stopped, not the
+    `Command '[…]' returned non-zero exit status 1` of the subprocess it ran."""
+    sys.path.insert(0, str(ROOT / "site"))
+    import build  # site/build.py
+    config = course_copy / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("  - your-gpu.md\n", "  - your-gpu.md\n  - k-sweep.md\n"),
+                      encoding="utf-8")
+    lesson = course_copy / "lessons" / "k-sweep.md"
+    lesson.write_text(lesson.read_text(encoding="utf-8") + textwrap.dedent("""\
+
+        /// quiz | Q2 · 選一個
+        草稿成本變大時？
+
+        - [x] A. K 要變小,草稿太貴
+            對。
+        - [ ] B. K 要變大
+            不對。
+        ///
+        """), encoding="utf-8")
+    line = lesson.read_text(encoding="utf-8").splitlines().index("- [x] A. K 要變小,草稿太貴") + 1
+    with pytest.raises(subprocess.CalledProcessError) as info:
+        build.build_lessons(course_copy / "out", config=config)
+    said = capfd.readouterr().err
+    assert f"lessons/k-sweep.md:{line}: 選項 A 的中文裡有半形的「,」" in said, said
+    last = build.failure(info.value)
+    assert "mkdocs build" in last and "Command" not in last and "[" not in last, last
 
 
 def test_a_lesson_missing_from_the_nav_fails_the_build_saying_where_to_add_it(course_copy):

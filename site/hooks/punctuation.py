@@ -1,49 +1,23 @@
-"""Keep an inline formula or inline code on the same line as the Chinese punctuation around it.
+"""Line breaks in running text as Chinese typesetting wants them, in one pass over a table of rules.
 
-Chinese typography never starts a line with a closing mark (，。、；：」）…) nor ends one with an
-opening mark (「（…). Browsers keep to that between characters, but not next to an inline formula:
-<math> is laid out as an atomic inline, and the web allows a line break before and after every
-atomic inline whatever the character beside it (CSS Text 3, §5.1), so "α²，依此類推" could break
-into "α²" / "，依此類推". Next to inline <code> the same happens when a long name fills the line
-and the browser breaks it wherever it can (overflow-wrap), e.g. "spec_decode.py）" / "。因為…".
+    keep_with_punctuation(html) -> html     # a page's content (code blocks, <pre>, left alone)
+    keep_options_in_title(title) -> title   # a table-of-contents entry
 
-    keep_with_punctuation(html) -> html
-
-wraps each inline formula or inline code, together with the opening marks right before it and the
-closing marks right after it, in <span class="sd-nobr">. course.css gives that span
-`white-space: nowrap` and its children `white-space: normal`: a break between the formula or code
-and the marks beside it is decided by the span (their nearest common ancestor, CSS Text 3 §4.1)
-and is gone, while long code can still break inside itself. Only that short run is wrapped,
-never the sentence. The span adds no text, so the search index and copied text are unchanged.
-A formula or code wrapped in one inline element (<strong><code>x</code></strong>：) is kept with
-that element, when the element holds only a few characters besides it.
-
-Long inline code (30 characters or more, most of a phone line) also gets a <wbr> after each "/"
-and "_" inside a name (examples/<wbr>offline_<wbr>inference/…). Without them a path or identifier has no break
-opportunity; one that fills a line would be broken by overflow-wrap at the last place that fits,
-which can be right between the code and the "）。" after it. With them the browser breaks the name
-at a slash or an underscore first, as typesetters break paths. <wbr> adds no text either.
-
-Inline code that starts with hyphens (a command-line option, `--max-num-seqs`) is kept on one
-line (<span class="sd-opt">--max-num-seqs</span>; course.css: nowrap): the browser may break a
-line after any hyphen, and broke one right after the leading "--", another into "--max-num-" /
-"seqs" in a heading. An option longer than OPTION_WHOLE characters keeps only its hyphens with
-its first word, and may break at its later hyphens. The table of contents repeats a heading as
-plain text, with no <code> around its option: keep_options_in_title(title) keeps the option there
-the same way (the TOC beside your-gpu broke "設定 --max-num-seqs" into "--max-num-" / "seqs").
-A short path (`/metrics`, at most OPTION_WHOLE characters) is kept whole the same way: Firefox
-breaks a line after a slash before a letter.
-
-A measured value with its error ("1.898 ± 0.013"), a short assignment ("K = 4", "α = 0.734") and
-a numbered formula's name ("公式 1") are kept on one line too (<span class="sd-value">; course.css:
-nowrap): a phone broke table cells into "1.898 ±" / "0.013" and "K =" / "4".
-
-Two kept runs side by side ("α^K：" then "1 + 0.9 + … = 3.439。") get a <wbr> after the first one's
-closing mark: Firefox found no break between them and ran the pair past a phone's edge.
+Chinese never starts a line with a closing mark (，。」）…) nor ends one with an opening mark
+(「（). Browsers keep to that between characters, but may break before and after an inline formula
+(<math> is an atomic inline, CSS Text 3 §5.1) or inside long inline code (overflow-wrap), and after
+any hyphen or slash. Each rule of RULES wraps a short run in a span that course.css keeps on one
+line (sd-nobr, sd-opt, sd-value) or adds a <wbr> where a break should be; none adds text, so the
+search index and copied text are unchanged. sd-nobr is nowrap with its children normal: the break
+between a formula or code and its marks is gone, while long code can still break inside itself.
+Each rule says which break it prevents; the rules run in the table's order (the later ones see the
+spans of the earlier ones).
 """
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Callable
 
 CLOSING = "，。、；：！？」』）】〕》〉”’…‥・"
 OPENING = "「『（【〔《〈“‘"
@@ -111,23 +85,45 @@ _NUMBER = r"\d(?:[\d.,]*\d)?"
 VALUE_RE = re.compile(rf"(?:(?<![\w.])(?:{_NUMBER} ± {_NUMBER}|[A-Za-z\u03b1-\u03c9] = {_NUMBER})|公式 \d+)(?![\w.])")
 
 
-def _keep_values(html: str) -> str:
-    """Each value of VALUE_RE in the text between tags (never in a tag's attributes) in a
-    <span class="sd-value">."""
-    parts = TAG_RE.split(html)
-    parts[::2] = [VALUE_RE.sub(r'<span class="sd-value">\g<0></span>', text) for text in parts[::2]]
-    return "".join(parts)
-
-
 # a kept run that ends with a closing mark, right before another formula, code or kept run:
 # Firefox sees no break between two such runs ("α^K：" "1 + 0.9 + … = 3.439。" ran 100 px past a
 # phone's edge), though a line may always end after a closing mark. A <wbr> gives it one.
 BREAK_BETWEEN_RUNS_RE = re.compile(rf"([{CLOSING}]</span>)(?=<(?:span|math|code)\b)")
 
 
+@dataclass(frozen=True)
+class Rule:
+    """One line-break rule: `pattern` in the HTML (or only in the text between its tags) is
+    replaced by `replace` (a template or a function of the match)."""
+
+    prevents: str
+    pattern: re.Pattern
+    replace: str | Callable[[re.Match], str]
+    text_only: bool = False
+
+    def apply(self, html: str) -> str:
+        if not self.text_only:
+            return self.pattern.sub(self.replace, html)
+        parts = TAG_RE.split(html)       # never inside a tag's attributes
+        parts[::2] = [self.pattern.sub(self.replace, text) for text in parts[::2]]
+        return "".join(parts)
+
+
+RULES = (
+    Rule("a value with its error or a short assignment split: '1.898 ±' / '0.013', 'K =' / '4', '公式' / '1'",
+         VALUE_RE, r'<span class="sd-value">\g<0></span>', text_only=True),
+    Rule("long code broken anywhere, an option after its hyphens ('--' / 'max-num-seqs'), a short "
+         "path after its slash ('/' / 'metrics')", CODE_RE, _break_points),
+    Rule("a formula or code apart from the punctuation beside it: 'α²' / '，依此類推'", KEEP_RE, _keep),
+    Rule("two kept runs side by side with no break between them (Firefox ran them past a phone's edge)",
+         BREAK_BETWEEN_RUNS_RE, r"\1<wbr>"),
+)
+
+
 def _running_text(html: str) -> str:
-    kept = KEEP_RE.sub(_keep, CODE_RE.sub(_break_points, _keep_values(html)))
-    return BREAK_BETWEEN_RUNS_RE.sub(r"\1<wbr>", kept)
+    for rule in RULES:
+        html = rule.apply(html)
+    return html
 
 
 def keep_with_punctuation(html: str) -> str:

@@ -57,6 +57,11 @@ ANSWER_RE = re.compile(r"^答案\s*[:：]\s*(?P<spec>.*?)\s*$")
 FENCE_RE = re.compile(r"^\s{0,3}(?P<fence>`{3,}|~{3,})")
 INDENT = "    "
 LABELS = "ABCDEFGHIJ"
+# a half-width , or . beside Chinese (after a CJK character or full-width mark, or before one):
+# Chinese text takes ，and 。 (a decimal point, code and formulas are left alone)
+CJK = "\u3400-\u9fff\u3000-\u303f\uff01-\uff60"
+HALF_WIDTH_IN_CHINESE = re.compile(rf"(?<=[{CJK}])[,.](?!\d)|[,.](?=[ \t]*[{CJK}])")
+CODE_OR_FORMULA = re.compile(r"`[^`]*`|\$[^$]*\$|\]\([^)]*\)")
 
 
 class QuizError(ValueError):
@@ -268,6 +273,16 @@ def _parse_option(raw: dict, index: int, path: str) -> Option:
     if not explanation:
         raise QuizError(path, line,
                         f"選項 {label} 沒有解釋：在下一行縮排四格寫出為什麼它對或錯")
+    fences = _Fences()
+    for offset, text in enumerate([m.group("text"), *raw["expl"]]):
+        if offset and fences.inside_after(text):
+            continue
+        half = HALF_WIDTH_IN_CHINESE.search(CODE_OR_FORMULA.sub(lambda c: " " * len(c[0]), text))
+        if half:
+            full = "，" if half[0] == "," else "。"
+            raise QuizError(path, line + offset,
+                            f"選項 {label} 的中文裡有半形的「{half[0]}」："
+                            f"「{text.strip()[:40]}」，中文要用全形的「{full}」")
     return Option(label=label, text=m.group("text"), explanation=explanation,
                   correct=mark in ("x", "X"), line=line)
 

@@ -25,7 +25,7 @@ import numpy as np
 from . import _validate as check
 from .chisquare import MIN_EXPECTED, ChiSquareResult, _pearson, chi2_sf, p_text
 from .ngram_lm import earlier_match_end, earlier_match_ends
-from .verification import RoundResult, VerifyStep, draw_index, verify_greedy, verify_sampling
+from .verification import RoundResult, VerifierRule, VerifyStep, draw_index, verify_greedy, verify_sampling
 
 __all__ = [
     "ModelDrafter",
@@ -240,8 +240,7 @@ def verify_accept_if_draft_confident(draft_tokens, draft_probs, target_probs, se
     It keeps exactly the tokens the draft over-proposes, so the draft's favourites come out more
     often than the target would write them.
     """
-    return _wrong_verifier(draft_tokens, draft_probs, target_probs, seed,
-                   accept=lambda p, q, u: q >= p, residual=True)
+    return _wrong_verifier(draft_tokens, draft_probs, target_probs, seed, verify_accept_if_draft_confident.rule)
 
 
 def verify_resample_from_target(draft_tokens, draft_probs, target_probs, seed=None) -> RoundResult:
@@ -251,33 +250,36 @@ def verify_resample_from_target(draft_tokens, draft_probs, target_probs, seed=No
     Looks harmless ("the target decides anyway") yet the draft's favourites get a second chance:
     P(x) = min(p, q)(x) + (1 − Σ min(p, q)) · p(x) ≠ p(x).
     """
-    return _wrong_verifier(draft_tokens, draft_probs, target_probs, seed,
-                   accept=lambda p, q, u: u < min(1.0, p / q), residual=False)
+    return _wrong_verifier(draft_tokens, draft_probs, target_probs, seed, verify_resample_from_target.rule)
 
 
-def _wrong_verifier(draft_tokens, draft_probs, target_probs, seed, accept, residual) -> RoundResult:
-    """The two wrong verifiers' round: ``accept(p, q, u)`` decides each draft token; after a
-    rejection the token is redrawn from the residual max(0, p − q) or, with ``residual=False``, p."""
+verify_accept_if_draft_confident.rule = VerifierRule(accept=lambda p, q, ratio, u: q >= p, redraw="residual")
+verify_resample_from_target.rule = VerifierRule(accept=lambda p, q, ratio, u: u < ratio, redraw="target")
+
+
+def _wrong_verifier(draft_tokens, draft_probs, target_probs, seed, rule: VerifierRule) -> RoundResult:
+    """The two wrong verifiers' round, by their rule: ``rule.accept`` decides each draft token;
+    after a rejection the token is redrawn from the residual max(0, p − q) (p if it is empty) or p."""
     rng = check.seed_or_generator(seed)
     target = np.asarray(target_probs, dtype=float)
     draft = np.asarray(draft_probs, dtype=float)
     emitted, steps = [], []
     for i, x in enumerate(int(t) for t in draft_tokens):
         p, q = float(target[i, x]), float(draft[i, x])
+        ratio = min(1.0, p / q)
         u = float(rng.random())
-        if accept(p, q, u):
-            steps.append(VerifyStep(i + 1, x, p, q, min(1.0, p / q), u, True, None))
+        if rule.accept(p, q, ratio, u):
+            steps.append(VerifyStep(i + 1, x, p, q, ratio, u, True, None))
             emitted.append(x)
             continue
-        row = np.maximum(target[i] - draft[i], 0.0) if residual else target[i]
+        row = np.maximum(target[i] - draft[i], 0.0) if rule.redraw == "residual" else target[i]
         if row.sum() <= 0:
             row = target[i]
-        fixed = int(rng.choice(row.size, p=row / row.sum()))
-        steps.append(VerifyStep(i + 1, x, p, q, min(1.0, p / q), u, False, fixed))
+        fixed = draw_index(rng, row)
+        steps.append(VerifyStep(i + 1, x, p, q, ratio, u, False, fixed))
         emitted.append(fixed)
         return RoundResult(emitted, i, False, steps)
-    last = target[len(emitted)]
-    emitted.append(int(rng.choice(last.size, p=last)))
+    emitted.append(draw_index(rng, target[len(emitted)]))
     return RoundResult(emitted, len(emitted) - 1, True, steps)
 
 

@@ -31,20 +31,15 @@ from .lossless import (
     verify_accept_if_draft_confident,
     verify_resample_from_target,
 )
-from .verification import verify_sampling
+from .verification import impossible_draft, verify_sampling
 
 __all__ = ["speculative_decode_batch", "target_decode_batch"]
 
 _BLOCK = 1024
 """Uniforms drawn ahead per sequence at a time."""
 
-# how each verifier judges a draft token x with target probability p, draft probability q and
-# uniform u, and what it redraws from after a rejection: the residual max(0, p − q) or p itself
-_JUDGES = {
-    verify_sampling: (lambda p, q, ratio, u: u < ratio, "residual"),
-    verify_accept_if_draft_confident: (lambda p, q, ratio, u: q >= p, "choice residual"),
-    verify_resample_from_target: (lambda p, q, ratio, u: u < ratio, "choice target"),
-}
+_KNOWN = (verify_sampling, verify_accept_if_draft_confident, verify_resample_from_target)
+"""Named in the error for a ``verify`` without a rule (each verifier carries its ``.rule``)."""
 
 
 class _Uniforms:
@@ -72,13 +67,6 @@ def _draw(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
     at u · total."""
     picked = (cdf <= (u * cdf[:, -1])[:, None]).sum(axis=1)  # searchsorted(side="right") on each row
     return np.minimum(picked, cdf.shape[1] - 1)
-
-
-def _choice(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """``Generator.choice(V, p=row)`` for every row, given its one uniform."""
-    cdf = np.cumsum(probs, axis=1)
-    cdf /= cdf[:, -1:]
-    return (cdf <= u[:, None]).sum(axis=1)
 
 
 def _seeds(seeds, count: int) -> list:
@@ -255,10 +243,11 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
     if len(verifiers) != count:
         raise ValueError(f"verify 必須是一個驗證函式，或每個 prompt 一個：prompts 有 {count} 個，verify 有 {len(verifiers)} 個")
     for v in verifiers if not greedy else []:
-        if v not in _JUDGES:
-            names = "、".join(f.__name__ for f in _JUDGES)
+        if not hasattr(v, "rule"):
+            names = "、".join(f.__name__ for f in _KNOWN)
             raise ValueError(f"verify 必須是 {names} 其中之一（批次版只認得這幾種），收到 {v!r}")
-    rule_of = np.array([list(_JUDGES).index(v) if v in _JUDGES else -1 for v in verifiers])
+    rules = [getattr(v, "rule", None) for v in verifiers]
+    rule_of = np.array([rules.index(r) for r in rules])    # the first sequence with the same rule
     one_rule = len(set(rule_of.tolist())) == 1
     uniforms = _Uniforms(_seeds(seeds, count))
     models = [target] + ([drafter.model] if isinstance(drafter, ModelDrafter) else [])
@@ -305,15 +294,15 @@ def speculative_decode_batch(target, drafter, prompts, n_tokens, k, *, greedy=Fa
         else:
             u = uniforms.peek(active, k + 1)
             if one_rule:
-                accepted, final, used, ratio = _judge(x, draft, scored, drafted, u, verifiers[0])
+                accepted, final, used, ratio = _judge(x, draft, scored, drafted, u, rules[0])
             else:
                 accepted, final, used = (np.zeros(active.size, dtype=np.intp) for _ in range(3))
                 ratio = np.zeros((active.size, k))
-                rules = rule_of[active]
-                for rule in np.unique(rules).tolist():  # each verifier judges its own sequences
-                    mine = np.flatnonzero(rules == rule)
+                by_rule = rule_of[active]
+                for first in np.unique(by_rule).tolist():  # each verifier judges its own sequences
+                    mine = np.flatnonzero(by_rule == first)
                     accepted[mine], final[mine], used[mine], ratio[mine] = _judge(
-                        x[mine], draft.subset(mine), scored.subset(mine), drafted[mine], u[mine], list(_JUDGES)[rule])
+                        x[mine], draft.subset(mine), scored.subset(mine), drafted[mine], u[mine], rules[first])
             uniforms.use(active, used)
             new = np.concatenate([x, np.zeros((active.size, 1), dtype=np.int64)], axis=1)
             new[a, accepted] = final
@@ -403,37 +392,31 @@ def _read(x: np.ndarray, drafted: np.ndarray, never) -> np.ndarray:
     return read
 
 
-def _judge(x, draft: _Rows, scored: _Rows, drafted, u, verify):
-    """One round's verification for every sequence: (accepted, the correction or bonus token,
-    uniforms used, min(1, p/q) of each draft token)."""
-    rule, redraw = _JUDGES[verify]
+def _judge(x, draft: _Rows, scored: _Rows, drafted, u, rule):
+    """One round's verification for every sequence by one verifier's ``rule``
+    (``verification.VerifierRule``): (accepted, the correction or bonus token, uniforms used,
+    min(1, p/q) of each draft token)."""
     count, k = x.shape
     a = np.arange(count)
     judged = np.arange(k) < drafted[:, None]
     p, q = scored.of(x), draft.of(x)
-    if verify is verify_sampling and (judged & (q <= 0.0)).any():
+    if rule.q_positive and (judged & (q <= 0.0)).any():
         i, j = (int(v) for v in np.argwhere(judged & (q <= 0.0))[0])
-        raise ValueError(
-            f"draft_tokens[{j}] = {x[i, j]} 在 draft_probs 第 {j} 列的機率是 0：草稿不可能抽出它，輸入不一致"
-        )
+        raise impossible_draft(j, x[i, j])
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(judged, np.minimum(1.0, p / np.where(judged, q, 1.0)), 0.0)
-    ok = rule(p, q, ratio, u[:, :k]) & judged
+    ok = rule.accept(p, q, ratio, u[:, :k]) & judged
     accepted = np.cumprod(ok, axis=1).sum(axis=1)
     rejected = accepted < drafted
     final_u = u[a, accepted + rejected]
     final = np.zeros(count, dtype=np.intp)
     bonus, fixed = np.flatnonzero(~rejected), np.flatnonzero(rejected)
-    if redraw == "residual":  # verify_sampling: draw_index from the residual, or the bonus from p
-        final[bonus] = _draw(scored.cdf(accepted[bonus], bonus), final_u[bonus])
-        residual = np.maximum(scored.row(accepted[fixed], fixed) - draft.row(accepted[fixed], fixed), 0.0)
-        final[fixed] = _draw(np.cumsum(residual, axis=1), final_u[fixed])
-    else:  # the wrong verifiers: Generator.choice from the normalised residual (or p), or p for the bonus
-        last_p = scored.row(accepted)
-        row = np.maximum(last_p - draft.row(np.minimum(accepted, k - 1)), 0.0) if redraw == "choice residual" else last_p
-        row = np.where((row.sum(axis=1) <= 0)[:, None], last_p, row)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            final = _choice(np.where(rejected[:, None], row / row.sum(axis=1, keepdims=True), last_p), final_u)
+    final[bonus] = _draw(scored.cdf(accepted[bonus], bonus), final_u[bonus])   # the bonus, from p
+    row = scored.row(accepted[fixed], fixed)
+    if rule.redraw == "residual":
+        residual = np.maximum(row - draft.row(accepted[fixed], fixed), 0.0)
+        row = np.where((residual.sum(axis=1) <= 0)[:, None], row, residual)
+    final[fixed] = _draw(np.cumsum(row, axis=1), final_u[fixed])
     return accepted, final, accepted + rejected + 1, ratio
 
 

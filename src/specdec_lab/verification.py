@@ -15,6 +15,7 @@ Greedy (temperature 0) is the special case where p puts all its mass on the argm
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -50,6 +51,25 @@ class RoundResult:
     def correction(self) -> int | None:
         """The target's free token at the first rejection (None when all were accepted)."""
         return None if self.bonus else self.tokens[-1]
+
+
+@dataclass(frozen=True)
+class VerifierRule:
+    """A sampling verifier as data, for ``specdec_lab.lossless_batch``: ``accept(p, q, ratio, u)``
+    judges each draft token (floats or numpy arrays; ratio = min(1, p/q), u its uniform); after a
+    rejection the token is redrawn from ``redraw``: "residual" max(0, p − q) (p if that is empty)
+    or "target" p; the bonus token comes from p. ``q_positive``: a draft token the draft gave
+    probability 0 is an input error (``impossible_draft``)."""
+
+    accept: Callable
+    redraw: str
+    q_positive: bool = False
+
+
+def impossible_draft(position: int, token: int) -> ValueError:
+    """The error for a draft token the draft could not have drawn (its q is 0)."""
+    return ValueError(f"draft_tokens[{position}] = {token} 在 draft_probs 第 {position} 列的機率是 0："
+                      "草稿不可能抽出它，輸入不一致")
 
 
 def _distributions(name: str, probs, rows: int | None = None) -> np.ndarray:
@@ -136,9 +156,7 @@ def verify_sampling(draft_tokens, draft_probs, target_probs, seed=None) -> Round
     for i, x in enumerate(toks.tolist()):
         p, q = float(target[i, x]), float(draft[i, x])
         if q <= 0.0:
-            raise ValueError(
-                f"draft_tokens[{i}] = {x} 在 draft_probs 第 {i} 列的機率是 0：草稿不可能抽出它，輸入不一致"
-            )
+            raise impossible_draft(i, x)
         accept_prob = min(1.0, p / q)
         u = float(rng.random())
         if u < accept_prob:
@@ -152,3 +170,6 @@ def verify_sampling(draft_tokens, draft_probs, target_probs, seed=None) -> Round
         return RoundResult(emitted, i, False, steps)
     emitted.append(draw_index(rng, target[k]))
     return RoundResult(emitted, k, True, steps)
+
+
+verify_sampling.rule = VerifierRule(accept=lambda p, q, ratio, u: u < ratio, redraw="residual", q_positive=True)
