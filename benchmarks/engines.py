@@ -1,6 +1,6 @@
 """Each lab page's first live output and Run all in Chromium, Firefox and WebKit, in one run.
 
-    python benchmarks/engines.py [--runs 2] [--pages lesson1,lossless,your-gpu] [--variant NAME=SITE ...]
+    python benchmarks/engines.py [--runs 2] [--pages lesson1,lesson2,lossless,your-gpu] [--variant NAME=SITE ...]
 
 One build of the whole site, served by site/serve.py's server (what `make serve` runs: gzip, cache
 headers; tests/support/webkit.py's serve_recorded, which also puts the WebKit driver's small recorder
@@ -49,7 +49,7 @@ from support.site import build_site  # noqa: E402
 from support.webkit import WebKit, WebKitLab, jsc_segfaults, serve_recorded, xvfb  # noqa: E402
 from webkit_probe import CpuSampler  # noqa: E402
 
-PAGES = {"lesson1": "", "lossless": "lossless-lab/", "your-gpu": "your-gpu/"}
+PAGES = {"lesson1": "", "lesson2": "draft-trees/", "lossless": "lossless-lab/", "your-gpu": "your-gpu/"}
 KEYS = ("shown", "start", "kernel", "output", "all")
 CPU_KEYS = ("cpu", "llvmpipe", "wasmjit")
 # WebKit's WebAssembly compiler threads, "Wasm Worklist Helper Thread" (Linux keeps a thread name's

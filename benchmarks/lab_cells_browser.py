@@ -32,7 +32,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from support.lab import NOTEBOOK_STATE, WITH_APP, wait_until  # noqa: E402
 from support.server import CHROMIUM, CHROMIUM_FLAGS, serve_site  # noqa: E402
 
-PAGES = {"lesson1.ipynb": "", "lossless.ipynb": "lossless-lab/", "your_gpu.ipynb": "your-gpu/"}
+PAGES = {"lesson1.ipynb": "", "lesson2.ipynb": "draft-trees/", "lossless.ipynb": "lossless-lab/",
+         "your_gpu.ipynb": "your-gpu/"}
 
 # in the lesson page: once the notebook is there and its kernel idle, clear the outputs, listen to
 # iopub, press Run all

@@ -27,7 +27,7 @@ from support.search import IME_WAYS, search_finds, search_follows_input_method
 from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
                                 press_keys_through_the_start, stream_texts_of)
 from support.server import serve_site
-from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
+from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, ROOT, build_site, lab_pages
 from test_site_browser import (LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round,
                                toy_cells_overflowing, wait_for_motion_to_end)
 
@@ -35,8 +35,9 @@ pytestmark = pytest.mark.browser
 
 SHOTS = ROOT / "build" / "test-output" / "screenshots"
 LABELS = ["A", "B", "C", "D"]
-LAB_PAGES = {"lesson1": ("", "lesson1.ipynb"), "lossless": ("lossless-lab/", "lossless.ipynb"),
-             "your-gpu": ("your-gpu/", "your_gpu.ipynb")}
+# every lesson with a lab, in mkdocs.yml's nav order: {"lesson1": ("", "lesson1.ipynb"), "lesson2": …}
+LAB_PAGES = {notebook.removesuffix(".ipynb").replace("_", "-"): (path, notebook)
+             for notebook, path in lab_pages().items()}
 
 # the notebook's static preview is in the lesson page for a few seconds only: measured the moment
 # it is put in
@@ -329,6 +330,31 @@ def test_quiz_question_answers_clicks(open_page, number):
     assert page.evaluate(QUIZ_STATE, number)["options"] == {label: "" for label in LABELS}
 
 
+@pytest.mark.parametrize("number", range(1, len(LESSON2_QUIZ_ANSWERS) + 1))
+def test_lesson_two_quiz_question_answers_clicks(open_page, number):
+    """Lesson 2 (draft-trees/): each question, a wrong option then the right one."""
+    page = open_page("draft-trees/")
+    wait_until(lambda: page.evaluate("() => !!document.querySelector('.sd-quiz--live')"), 30, what="quiz mounted")
+    right = LESSON2_QUIZ_ANSWERS[number - 1]
+    wrong = next(label for label in LABELS if label != right)
+    page.click(option(number, wrong))
+    assert answered(page, number, wrong)["feedback"] == "wrong"
+    page.click(option(number, right))
+    state = answered(page, number, right)
+    assert state["feedback"] == "right" and "✓答對了" in state["text"] and state["options"][right] == "right"
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_lesson_two_at_desktop_and_phone_width(open_page, width):
+    """Lesson 2 at 1440 and 390: Chinese drawn with a CJK font, nothing wider than the window."""
+    page = open_page("draft-trees/", width=width, height=900 if width > 500 else 844)
+    wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20, what="fonts loaded")
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    assert page.evaluate("() => document.querySelectorAll('.sd-tree-toy').length") == 1
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(SHOTS / f"firefox-lesson2-{width}.png", full_page=True)
+
+
 def test_quiz_answers_keys(open_page):
     page = open_page("", width=390, height=844)           # (as test_toy_answers_keys)
     mounted(page)
@@ -409,6 +435,7 @@ def test_search_finds_the_course_terms(open_page, base_url):
     # an option as the lessons write it: lunr read the leading "-" as "must not contain" and found
     # nothing (site/assets/search-query.js)
     search_finds(page, "--max-num-seqs", {base_url, base_url + "knowledge-card/", base_url + "your-gpu/"})
+    search_finds(page, "草稿樹", {base_url + "draft-trees/"})
 
 
 @pytest.mark.parametrize("how", IME_WAYS)

@@ -36,6 +36,7 @@ from support.lab_checks import (FOCUSED, IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY,
                                 LOOPING_AND_METER, START_SAMPLER, START_SAMPLES, broken_images,
                                 press_keys_through_the_start)
 from support.server import chromium
+from support.site import lab_pages as nav_lab_pages
 
 pytestmark = pytest.mark.browser
 
@@ -202,8 +203,7 @@ def test_printed_output_wraps_between_words_not_inside_a_number(lesson):
     came out as "1e-3" above "00". Every number printed in the stored notebooks, drawn as an
     output of the live notebook at widths from a phone's panel to a wide one, stays on one line."""
     lab, _, _ = lesson
-    lines = [line for name in ("lesson1.ipynb", "lossless.ipynb", "your_gpu.ipynb")
-             for line in stored_stream_lines(name)]
+    lines = [line for name in LAB_PAGES for line in stored_stream_lines(name)]
     assert any("10⁻³⁰⁰" in line for line in lines) and any("×10⁻" in line for line in lines)
     split = lab.frame().evaluate(NUMBERS_SPLIT, lines)
     assert split == [], " ".join(split)
@@ -1185,7 +1185,7 @@ def test_the_page_lays_the_panel_out_by_the_panel_scripts_rules(browser, base_ur
 
 @pytest.mark.parametrize("layout", [{}, {"width": 520}, {"width": 900}, {"folded": True}],
                          ids=["opening", "resized", "wider-than-allowed", "folded"])
-@pytest.mark.parametrize("path", ["", "lossless-lab/", "your-gpu/"])
+@pytest.mark.parametrize("path", nav_lab_pages().values())
 def test_a_lab_page_does_not_reflow_as_its_panel_comes_in(browser, base_url, path, layout):
     """From opening a lab page at 1440 until its panel is in (the lab's frame with the notebook's
     preview, or the tab of a folded panel), the page's layout shift stays under 0.1, Web Vitals'
@@ -1445,8 +1445,8 @@ def test_a_lesson_opened_dark_opens_a_dark_lab(browser, base_url):
         lab.context.close()
 
 
-@pytest.mark.parametrize("page_path, notebook", [("lossless-lab/", "lossless.ipynb"),
-                                                 ("your-gpu/", "your_gpu.ipynb")])
+@pytest.mark.parametrize("page_path, notebook", [(page, notebook) for notebook, page in nav_lab_pages().items()
+                                                 if notebook != "lesson1.ipynb"])
 def test_every_lab_page_shows_its_own_notebook(browser, base_url, page_path, notebook):
     lab = LabPage.open(browser, base_url + page_path)
     try:
@@ -1491,10 +1491,8 @@ def test_the_panel_passes_axe(browser, base_url, width, scheme):
 
 # every lesson whose front matter names a lab (`lab: x.ipynb`): notebook -> its page (a new lesson
 # with its own notebook is run here too, docs/authoring.md「加一課」)
-LAB_PAGES = {m[1]: ("" if p.stem == "index" else f"{p.stem}/")
-             for p in sorted((ROOT / "lessons").glob("*.md"))
-             if (m := re.search(r"\A---\n(?:.*\n)*?lab:\s*(\S+)\n(?:.*\n)*?---\n", p.read_text(encoding="utf-8")))}
-assert LAB_PAGES["lesson1.ipynb"] == "" and len(LAB_PAGES) >= 3
+LAB_PAGES = nav_lab_pages()           # in mkdocs.yml's nav order (tests/support/site.py)
+assert LAB_PAGES["lesson1.ipynb"] == "" and LAB_PAGES["lesson2.ipynb"] == "draft-trees/" and len(LAB_PAGES) >= 4
 
 # Warnings the lab's own choices or upstream code write on every load, each with its reason;
 # anything else on the console fails the test.

@@ -19,6 +19,7 @@ sys.path.insert(0, str(ROOT / "site" / "lab"))
 sys.path.insert(0, str(ROOT / "site"))
 import name_hints  # noqa: E402  (site/lab/name_hints.py: plain Python, run inside Pyodide)
 from lab import contents  # noqa: E402
+from support.site import lab_pages  # noqa: E402
 
 pytestmark = pytest.mark.fast
 
@@ -151,12 +152,14 @@ def test_the_first_cell_run_the_cell_runs_and_the_hint_is_shown_once(shell):
 
 def test_the_names_are_what_each_first_cell_binds():
     first = HINTS["first_cells"]
-    assert set(first) == {nb.name for nb in NOTEBOOKS} >= {"lesson1.ipynb", "lossless.ipynb", "your_gpu.ipynb"}
+    assert set(first) == set(lab_pages())                 # every lesson's notebook (mkdocs.yml's nav)
+    assert set(lab_pages()) >= {"lesson1.ipynb", "lesson2.ipynb", "lossless.ipynb", "your_gpu.ipynb"}
     assert {"np", "plotting", "expected_tokens", "speedup", "best_k"} <= set(first["lesson1.ipynb"])
     assert all(first[nb]["np"] == "import" for nb in ("lesson1.ipynb", "lossless.ipynb", "your_gpu.ipynb"))
     assert {k: first["lossless.ipynb"][k] for k in ("target", "draft", "run", "course_models")} == \
         {"target": "define", "draft": "define", "run": "define", "course_models": "import"}
     assert "EXAMPLE_METRICS" in first["your_gpu.ipynb"] and "expected_tokens" not in first["your_gpu.ipynb"]
+    assert {"tree_attention_mask", "multi_draft_acceptance", "plotting"} <= set(first["lesson2.ipynb"])
     for nb in NOTEBOOKS:
         ids = [c["id"] for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]]
         assert HINTS["cells"][nb.name] == ids

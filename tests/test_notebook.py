@@ -366,3 +366,109 @@ def test_execute_names_a_missing_notebook_and_those_there_are(capsys):
     assert execute.main(["nosuch.ipynb"]) == 2
     said = capsys.readouterr().err
     assert "nosuch.ipynb" in said and "lesson1.ipynb" in said
+
+
+# lesson 2 (lessons/draft-trees.md and its notebook) -------------------------------------------
+
+LESSON2 = ROOT / "lessons" / "draft-trees.md"
+NOTEBOOK2 = ROOT / "notebooks" / "lesson2.ipynb"
+KEYCAPS = ["1️⃣", "2️⃣", "3️⃣", "4️⃣", "5️⃣", "6️⃣"]
+
+
+@pytest.fixture(scope="module")
+def stored2():
+    import nbformat
+
+    return nbformat.read(NOTEBOOK2, as_version=4)
+
+
+@pytest.fixture(scope="module")
+def fresh2():
+    import execute
+
+    return execute.execute(NOTEBOOK2)
+
+
+def stored_text2(nb) -> str:
+    return "\n".join(text_of(cell) for cell in code_cells(nb))
+
+
+def test_lesson2_executes_without_errors_or_warnings(fresh2):
+    for cell in code_cells(fresh2):
+        assert cell.execution_count, cell.source
+        for out in cell.outputs:
+            assert out.output_type != "error", f"{cell.source}\n{out.get('ename')}: {out.get('evalue')}"
+            assert not (out.output_type == "stream" and out.name == "stderr"), out.text
+
+
+def test_lesson2_imports_are_in_its_first_cell_tagged_setup(stored2):
+    first, *rest = code_cells(stored2)
+    assert "setup" in first.metadata.get("tags", [])
+    assert "import specdec_lab" in first.source or "from specdec_lab" in first.source
+    assert [c.source for c in rest if re.search(r"^\s*(import|from) \w", c.source, re.M)] == []
+
+
+def test_lesson2_cells_are_short_calls_into_the_package(stored2):
+    for cell in code_cells(stored2):
+        if "setup" not in cell.metadata.get("tags", []):      # (the imports, all in the first cell)
+            assert len(cell.source.splitlines()) <= MAX_CELL_LINES, cell.source
+        assert max(display_width(line) for line in cell.source.splitlines()) <= MAX_LINE_WIDTH, cell.source
+        assert not re.search(r"^\s*(def|class|lambda) ", cell.source, re.M), cell.source
+        assert "matplotlib" not in cell.source
+
+
+def test_lesson2_sections_are_the_lessons_sections(stored2):
+    """The notebook's ## 1️⃣ … 6️⃣ are the lesson's ## 1. … 6., and every 「實驗場 N️⃣」 the lesson
+    sends the learner to is a section of this notebook."""
+    headings = [line for c in stored2.cells if c.cell_type == "markdown"
+                for line in c.source.splitlines() if line.startswith("## ")]
+    assert [next((k for k in KEYCAPS if k in h), "你的實驗區" if "你的實驗區" in h else h) for h in headings] \
+        == KEYCAPS + ["你的實驗區"]
+    lesson = LESSON2.read_text(encoding="utf-8")
+    numbered = re.findall(r"^## (\d)\. ", lesson, re.M)
+    assert numbered == [str(i) for i in range(1, 7)]
+    sent_to = set(re.findall(r"實驗場 \*\*(\S+?)\*\*", lesson))
+    assert sent_to == set(KEYCAPS), sent_to
+
+
+@pytest.mark.parametrize("which", ["stored2", "fresh2"])
+def test_lesson2_tree_rounds_agree_with_the_formula_within_5_standard_errors(which, request):
+    (cell,) = code_cells(request.getfixturevalue(which), "monte-carlo")
+    m = re.search(r"模擬 30,000 輪平均 (?P<mean>[\d.]+)，公式 (?P<closed>[\d.]+)，標準誤 (?P<se>[\d.]+)", text_of(cell))
+    assert m, text_of(cell)
+    mean, closed, se = float(m["mean"]), float(m["closed"]), float(m["se"])
+    assert closed == pytest.approx(1 + 0.6 + 0.2 + 0.36 + 0.12 + 0.12 + 0.216, abs=5e-5)
+    assert 0 < se and abs(mean - closed) <= 5 * se
+
+
+def test_lesson2_reproduces_sequoia_appendix_f3(fresh2):
+    (cell,) = code_cells(fresh2, "appendix-f3")
+    assert "replacement=True: 0.75" in text_of(cell) and "replacement=False: 1.0" in text_of(cell)
+
+
+def test_lesson2_numbers_in_the_lesson_are_the_notebooks(stored2):
+    """Figures the lesson quotes from its lab, as the stored notebook prints them."""
+    printed = stored_text2(stored2)
+    lesson = LESSON2.read_text(encoding="utf-8")
+    for number in ("2.6172", "2.6160", "0.0060", "z = +0.21"):        # §2's Monte Carlo
+        assert number in printed, number
+    assert "三萬輪平均 2.617，式子 2.616，標準誤 0.006" in lesson and "z = +0.21" in lesson
+    for printed_number in ("2.493", "3.223", "4.558"):                 # §4's deep trees
+        assert printed_number in printed and printed_number in lesson, printed_number
+    for users, nodes, depth, gain in ((1, 49, 5, "3.27"), (8, 5, 2, "2.18"), (64, 0, 0, "1.00")):
+        assert f"{users:2} 人：{nodes} 個節點、深 {depth}，{gain}×" in printed       # §6's table
+        assert f"| {users} | {nodes}" in lesson and gain in lesson
+    for pair in ("1 個候選：0.600　0.600", "2 個候選：0.640　0.689", "3 個候選：0.676　1.000"):
+        assert pair in printed, pair                                     # §3's table
+    assert "| 2 | 0.640 | 0.689 |" in lesson and "| 3 | 0.676 | 1.000 |" in lesson
+    for chi2, dof in (("67.3", "60"), ("48.1", "61"), ("1088.7", "66"), ("260.3", "61")):   # §3's χ²
+        assert re.search(rf"{re.escape(chi2)}\s+{dof}\s", printed), chi2
+        assert f"{float(chi2):,.1f} / {dof}" in lesson, chi2
+    for row in ("0.52 0.65 0.66 0.69 0.88", "0.58 0.42 0.37 0.26 0.18",              # §5's stand-ins
+                "0.39 0.76 0.89 0.89 0.88 0.86 0.84 0.95", "0.54 0.74 0.80 1.00"):
+        assert row in printed and row.replace(" ", "、") in lesson, row
+    for tokens, gain in (("2.38", "2.27×"), ("1.95", "1.56×"), ("3.54", "3.37×"), ("1.66", "1.50×")):
+        assert re.search(rf"{tokens}\s+{gain}", printed) and f"| {tokens} | {gain} |" in lesson, tokens
+    for row in ("8.00      1.92           1.37×                  0.87×", "2.90      1.92           1.61×"):
+        assert row in printed, row                                      # §5's confidence sweep
+    assert "| 0（全驗） | 8.00 | 1.92 | 1.37× | 0.87× |" in lesson and "| 0.1 | 2.90 | 1.92 | 1.61× | 1.29× |" in lesson

@@ -459,7 +459,7 @@ def test_slider_panel_prints_above_the_figure_and_shows_errors():
 
 
 @pytest.mark.parametrize("make", [plotting.explore_tokens, plotting.explore_speedup,
-                                  plotting.explore_serving])
+                                  plotting.explore_serving, plotting.explore_tree_serving])
 def test_every_panel_draws_on_creation(make):
     panel = make()
     assert panel.png.startswith(b"\x89PNG")
@@ -472,6 +472,7 @@ def test_every_panel_draws_on_creation(make):
     (plotting.explore_tokens, {"k": 20}, "[1, 16]"),
     (plotting.explore_tokens, {"k": 2.5}, "[1, 16]"),
     (plotting.explore_serving, {"t_flop": 0.0}, "[0.002, 0.05]"),
+    (plotting.explore_tree_serving, {"draft_cost": 0.7}, "[0, 0.5]"),
 ])
 def test_a_start_value_the_slider_cannot_show_is_refused(make, bad, valid_range):
     """ipywidgets would clamp it (α = 1.5 drawn as 1.0): a wrong figure instead of an error."""
@@ -768,6 +769,15 @@ def test_the_sweeps_axis_names_the_flag_in_a_monospace_font():
         label = ax.xaxis.label
         assert label.get_text() == "--max-concurrency"
         assert "Mono" in Path(font_manager.findfont(label.get_fontproperties())).name
+
+
+def test_lesson2_tree_serving_panel_redraws_when_the_draft_cost_moves():
+    """6️⃣ of lesson 2: a dearer draft changes the figure (the best trees get shallower, their
+    speedups lower), and the panel keeps showing a PNG."""
+    panel = plotting.explore_tree_serving(draft_cost=0.05)
+    before = panel.png
+    panel.sliders["draft_cost"].value = 0.2
+    assert panel.png.startswith(b"\x89PNG") and panel.png != before
 
 
 def test_execute_warns_about_a_cell_that_draws_a_figure_and_stores_none():

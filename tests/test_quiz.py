@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "site" / "hooks"))
 from quiz_format import QuizError, find_quizzes, parse_quizzes, render_quiz  # noqa: E402
 from quiz_numbers import CALLABLE  # noqa: E402
 import specdec_lab  # noqa: E402
-from support.site import LESSON1_QUIZ_ANSWERS  # noqa: E402
+from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS  # noqa: E402
 
 GOOD = textwrap.dedent("""\
     # 一課
@@ -313,6 +313,26 @@ def test_lesson_one_has_the_five_quiz_questions_with_the_agreed_answers():
         assert re.match(rf"Q{number}\b", quiz.title), quiz.title
         assert [o.label for o in quiz.options] == ["A", "B", "C", "D"]
         assert all(len(o.explanation) >= 10 for o in quiz.options)
+
+
+def test_lesson_two_has_its_five_quiz_questions_and_two_numeric_ones():
+    """lessons/draft-trees.md: five scenario questions with the answers in LESSON2_QUIZ_ANSWERS, each
+    option explained, and two numeric questions whose answers the build computes with specdec_lab."""
+    path = ROOT / "lessons" / "draft-trees.md"
+    quizzes = parse_quizzes(path.read_text(encoding="utf-8"), path="lessons/draft-trees.md")
+    choices = [q for q in quizzes if q.kind == "choice"]
+    got = [q.answer for q in choices]
+    assert got == LESSON2_QUIZ_ANSWERS, (
+        f"lesson 2's questions answer {got}; tests/support/site.py LESSON2_QUIZ_ANSWERS says "
+        f"{LESSON2_QUIZ_ANSWERS}: whoever changes, adds or removes a lesson 2 question updates that list")
+    for number, quiz in enumerate(choices, start=1):
+        assert re.match(rf"Q{number}\b", quiz.title), quiz.title
+        assert [o.label for o in quiz.options] == ["A", "B", "C", "D"]
+        assert all(len(o.explanation) >= 10 for o in quiz.options)
+    numeric = [q for q in quizzes if q.kind != "choice"]
+    assert len(numeric) == 2
+    assert all(q.number.call and q.number.call.split("(")[0] in ("expected_tokens_tree", "multi_draft_acceptance")
+               for q in numeric), [q.number.call for q in numeric]
 
 
 def test_every_lesson_quiz_is_valid():

@@ -23,6 +23,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site" / "hooks"))
 from quiz_format import parse_quizzes  # noqa: E402
+from support.site import nav_pages  # noqa: E402
 
 Q = "{http://www.imsglobal.org/xsd/ims_qtiasiv1p2}"
 CP_NS = "http://www.imsglobal.org/xsd/imscp_v1p1"          # IMS Content Packaging 1.1.x
@@ -61,9 +62,11 @@ def render():
 
 
 def lesson_quizzes():
-    """{lesson file: [Quiz]} straight from the Markdown (front matter lines counted)."""
+    """{lesson file: [Quiz]} straight from the Markdown (front matter lines counted), in mkdocs.yml's
+    nav order, as the export writes them."""
     out = {}
-    for path in sorted((ROOT / "lessons").glob("*.md")):
+    for page in nav_pages():
+        path = ROOT / "lessons" / ((page.rstrip("/") or "index") + ".md")
         text = path.read_text(encoding="utf-8")
         quizzes = parse_quizzes(text, path=str(path))
         if quizzes:
@@ -134,6 +137,7 @@ def test_every_assessment_has_canvas_quiz_settings(exported):
 def test_the_qti_package_has_every_question_option_answer_and_explanation(exported, render):
     expected = lesson_quizzes()
     assert expected, "no lesson has a quiz"
+    assert list(expected)[:2] == ["index", "draft-trees"], list(expected)     # lesson 2 carried, after lesson 1
     with zipfile.ZipFile(exported / "specdec-lab-qti.zip") as archive:
         manifest = ET.fromstring(archive.read("imsmanifest.xml"))
         resources = qti_resources(manifest)

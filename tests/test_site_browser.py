@@ -26,7 +26,7 @@ from support.fonts_drawn import fonts_drawing_each
 from support.lab import wait_until
 from support.search import IME_WAYS, ITEMS, REDRAWN_FOR, RESULTS_SHOWN, Typing, search_finds, search_follows_input_method
 from support.server import chromium, open_page, serve_site
-from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_lessons
+from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, ROOT, build_lessons, lab_pages, nav_pages
 
 pytestmark = pytest.mark.browser
 
@@ -37,6 +37,9 @@ LABELS = ["A", "B", "C", "D"]
 CALC_ANSWERS = [("3.44", "3.27"), ("6", "9")]
 CALCS = len(CALC_ANSWERS)
 K = 5
+LESSON2 = "draft-trees/"                # lesson 2, 草稿從哪裡來 (its quiz: LESSON2_QUIZ_ANSWERS)
+# lesson 2's numeric questions: the answer the page prints, one wrong number
+LESSON2_CALC_ANSWERS = [("2.16", "2.18"), ("0.69", "0.64")]
 
 # a seeded Math.random (mulberry32), so the toy's rounds are reproducible in tests
 SEEDED_RANDOM = """
@@ -111,6 +114,11 @@ def test_lesson_pages_load_everything_from_the_site(open_lesson, width):
     card = open_lesson("knowledge-card/", width=width)
     assert card.evaluate("document.documentElement.scrollWidth") <= width
     shot(card, f"knowledge-card-{width}", full_page=True)
+    trees = open_lesson(LESSON2, width=width)
+    assert trees.locator("h1").first.inner_text().startswith("草稿從哪裡來")
+    assert trees.evaluate("document.documentElement.scrollWidth") <= width, "lesson 2 wider than the screen"
+    shot(trees, f"lesson2-top-{width}")
+    shot(trees, f"lesson2-full-{width}", full_page=True)
 
 
 def test_chinese_renders_with_a_cjk_font(open_lesson):
@@ -508,6 +516,24 @@ def test_toy_and_quiz_read_without_javascript(open_lesson):
     assert page.locator(".sd-progress").inner_text() == ""            # no progress without JS
 
 
+def test_lesson_two_reads_without_javascript(open_lesson):
+    """Lesson 2 without JavaScript: the tree toy's round rendered by the build, the five questions
+    with every explanation folded under its option, the numeric answers folded, no buttons."""
+    page = open_lesson(LESSON2, java_script_enabled=False)
+    toy = page.locator(".sd-tree-toy")
+    assert toy.count() == 1 and toy.inner_text().strip(), "the tree toy shows nothing without JavaScript"
+    n = len(LESSON2_QUIZ_ANSWERS)
+    assert page.locator(".sd-quiz").count() == n
+    assert page.locator(".sd-quiz details.sd-quiz__why").count() == 4 * n
+    assert page.locator(".sd-quiz__button").count() == 0
+    calcs = page.locator(".sd-calc")
+    assert calcs.count() == len(LESSON2_CALC_ANSWERS) and page.locator(".sd-calc input").count() == 0
+    for i, (answer, _) in enumerate(LESSON2_CALC_ANSWERS):
+        calcs.nth(i).locator("summary").click()
+        assert f"答案：{answer}" in calcs.nth(i).locator("details").inner_text()
+    shot(page, "nojs-lesson2-toy", toy)
+
+
 @pytest.mark.parametrize("javascript", [True, False])
 def test_the_lab_note_says_where_the_lab_is(open_lesson, javascript):
     """Lesson 1's note on the 實驗場 tells where it is: beside the lesson with JavaScript, the
@@ -653,6 +679,26 @@ def test_quiz_score_counts_first_choices(open_lesson):
     shot(page, "quiz-score", score)
 
 
+@pytest.mark.parametrize("number", range(1, len(LESSON2_QUIZ_ANSWERS) + 1))
+def test_lesson_two_quiz_question_by_mouse_and_keyboard(open_lesson, number):
+    """Each of lesson 2's questions: a wrong option by mouse, then the right one from the keyboard,
+    each with its explanation in the live feedback."""
+    page = open_lesson(LESSON2)
+    section = quiz(page, number)
+    right = LESSON2_QUIZ_ANSWERS[number - 1]
+    assert section.get_attribute("data-answer") == right
+    buttons = section.locator(".sd-quiz__button")
+    assert buttons.count() == 4
+    wrong = next(label for label in LABELS if label != right)
+    buttons.nth(LABELS.index(wrong)).click()
+    check_feedback(page, number, wrong, right=False)
+    buttons.nth(LABELS.index(right)).focus()
+    page.keyboard.press("Enter")
+    check_feedback(page, number, right, right=True)
+    page.mouse.move(0, 0)
+    shot(page, f"lesson2-quiz-q{number}-answered", section)
+
+
 # --------------------------------------------------------------------------- numeric questions
 
 def calc(page, number):
@@ -696,6 +742,23 @@ def test_numeric_question_by_keyboard(open_lesson, number):
     assert field.input_value() == "" and section.locator(".sd-quiz__feedback").text_content() == ""
     assert section.locator(".sd-quiz__solution").is_visible()        # folded again, for the next try
     assert page.evaluate("document.activeElement.id") == f"sd-calc-{number}-input"
+
+
+@pytest.mark.parametrize("number", range(1, len(LESSON2_CALC_ANSWERS) + 1))
+def test_lesson_two_numeric_question(open_lesson, number):
+    """Lesson 2's 算算看: the answer the build computed with specdec_lab is right, another is not."""
+    page = open_lesson(LESSON2)
+    section = calc(page, number)
+    answer, wrong = LESSON2_CALC_ANSWERS[number - 1]
+    field = section.get_by_label("你的答案")
+    field.fill(wrong)
+    field.press("Enter")
+    box = section.locator(".sd-quiz__feedback")
+    page.wait_for_function("(b) => b.dataset.state === 'wrong'", arg=box.element_handle(), timeout=10_000)
+    field.fill(answer)
+    field.press("Enter")
+    page.wait_for_function("(b) => b.dataset.state === 'right'", arg=box.element_handle(), timeout=10_000)
+    assert "✓ 答對了" in box.inner_text() and answer in box.inner_text()
 
 
 def test_a_numeric_answer_within_the_tolerance_is_right(open_lesson):
@@ -820,16 +883,19 @@ def test_the_home_page_shows_the_course_progress_and_clears_it(open_lesson, base
     page.goto(base_url)
     page.wait_for_load_state("networkidle")
     assert view.is_visible()
+    order = nav_pages()                                            # every lesson, in the nav's order
     lessons = view.locator("li")
-    assert lessons.count() == 4
-    texts = [lessons.nth(i).inner_text() for i in range(4)]
-    assert texts[0].startswith("投機解碼：先猜後驗") and "讀到最後了" in texts[0]
-    assert f"作答 4 / {len(ANSWERS) + CALCS} 題，第一次就答對 1 題" in texts[0] and "實驗場還沒跑過" in texts[0]
-    assert "還沒讀到最後" in texts[1] and "測驗" not in texts[1] and "實驗場" not in texts[1]  # knowledge card
-    assert "讀到最後了" in texts[2] and "實驗場還沒跑過" in texts[2]
-    assert "還沒讀到最後" in texts[3]
-    assert view.locator("a").evaluate_all("as => as.map(a => a.href)") == [
-        base_url, base_url + "knowledge-card/", base_url + "lossless-lab/", base_url + "your-gpu/"]
+    assert lessons.count() == len(order)
+    texts = dict(zip(order, (lessons.nth(i).inner_text() for i in range(len(order)))))
+    assert texts[""].startswith("投機解碼：先猜後驗") and "讀到最後了" in texts[""]
+    assert f"作答 4 / {len(ANSWERS) + CALCS} 題，第一次就答對 1 題" in texts[""] and "實驗場還沒跑過" in texts[""]
+    assert texts[LESSON2].startswith("草稿從哪裡來") and "還沒讀到最後" in texts[LESSON2]
+    assert f"作答 0 / {len(LESSON2_QUIZ_ANSWERS) + len(LESSON2_CALC_ANSWERS)} 題" in texts[LESSON2]
+    card = texts["knowledge-card/"]
+    assert "還沒讀到最後" in card and "測驗" not in card and "實驗場" not in card  # no quiz, no lab
+    assert "讀到最後了" in texts["lossless-lab/"] and "實驗場還沒跑過" in texts["lossless-lab/"]
+    assert "還沒讀到最後" in texts["your-gpu/"]
+    assert view.locator("a").evaluate_all("as => as.map(a => a.href)") == [base_url + p for p in order]
     assert "不會傳到任何地方" in view.inner_text()
     violations = run_axe(page, context={"include": [[".sd-progress"]]})
     assert violations == [], violations
@@ -934,7 +1000,7 @@ def test_a_wrapping_code_block_wraps_before_the_copy_button_on_a_phone(open_less
     assert page.evaluate(TEXT_UNDER_COPY_BUTTON) == [0]
 
 
-@pytest.mark.parametrize("path", ["", "lossless-lab/", "your-gpu/"])
+@pytest.mark.parametrize("path", lab_pages().values())
 def test_the_notebook_preview_wraps_its_code_on_a_phone(open_lesson, path):
     """The lab's preview (the stored notebook, shown while Python loads) wraps long code lines as
     the live notebook does: at 390, 23 of its 49 code cells ran out of the panel, cut at its edge."""
@@ -1006,7 +1072,7 @@ def test_every_vllm_serve_command_fits_a_phone(open_lesson, path):
     assert [c for c in commands if c["cut"]] == [], commands
 
 
-@pytest.mark.parametrize("path", ["", "lossless-lab/", "your-gpu/"])
+@pytest.mark.parametrize("path", lab_pages().values())
 def test_the_labs_floating_button_leaves_the_last_line_readable_on_a_phone(open_lesson, path):
     """On a phone the lab's opener floats at the bottom right of the screen; scrolled to the end,
     the lesson's last line ends above it, however long that line is (lesson 1's ended beside the
@@ -1385,6 +1451,8 @@ def search(page, term):
     # typed as the lessons write it: lunr reads a leading "-" as "must not contain", and this found
     # nothing (site/assets/search-query.js)
     ("--max-num-seqs", ["", "knowledge-card/", "your-gpu/"]),
+    ("草稿樹", [LESSON2]),
+    ("Sequoia", [LESSON2]),
 ])
 def test_search_finds_course_terms_on_the_right_pages(open_lesson, base_url, term, pages):
     page = open_lesson("")
@@ -1464,6 +1532,7 @@ def test_tab_from_the_search_box_lands_on_something_visible(open_lesson, width):
 @pytest.mark.parametrize("path, width, scheme", [
     ("", 1440, "light"), ("", 390, "light"), ("", 1440, "dark"),
     ("knowledge-card/", 1440, "light"), ("knowledge-card/", 390, "dark"),
+    (LESSON2, 1440, "light"), (LESSON2, 390, "dark"),
 ])
 def test_axe_reports_no_serious_or_critical_violations(open_lesson, path, width, scheme):
     page = open_lesson(path, width=width, color_scheme=scheme, seed=3)
@@ -1478,11 +1547,15 @@ def test_axe_reports_no_serious_or_critical_violations(open_lesson, path, width,
         calc(page, 2).get_by_role("button", name="檢查").click()
         page.wait_for_function("() => !document.querySelector('.sd-progress').hidden")  # the view shows
         page.wait_for_timeout(700)          # let the toy's cells finish appearing
+    if path == LESSON2:                     # the tree toy after a round, a question answered
+        page.locator(".sd-tree-toy").get_by_role("button", name="驗證一輪").click()
+        quiz(page, 1).locator(".sd-quiz__button").nth(LABELS.index(LESSON2_QUIZ_ANSWERS[0])).click()
+        page.wait_for_timeout(700)
     # the 實驗場 side panel (.sd-lab) belongs to the lab layer, which checks it with the same helper
     violations = run_axe(page, context={"exclude": [[".sd-lab"]]})
     assert violations == [], violations
     if scheme == "dark":
-        shot(page, f"dark-{path.strip('/') or 'lesson1'}-{width}")
+        shot(page, f"dark-{path.strip('/') or 'lesson1'}-{width}", full_page=path == LESSON2)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_lessons
+from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, ROOT, build_lessons, lab_pages, nav_pages
 
 pytestmark = pytest.mark.build
 
@@ -50,8 +50,8 @@ CLOSING_MARKS = "，。、；：！？」』）】〕》〉"
 
 
 @pytest.mark.parametrize("name", [
-    "index.html", "knowledge-card/index.html", "your-gpu/index.html",
-    "notebook-preview/lesson1.html", "notebook-preview/your_gpu.html"])
+    "index.html", "draft-trees/index.html", "knowledge-card/index.html", "your-gpu/index.html",
+    "notebook-preview/lesson1.html", "notebook-preview/lesson2.html", "notebook-preview/your_gpu.html"])
 def test_inline_formulas_and_code_are_kept_with_the_marks_after_them(built, name):
     """Every inline formula or code followed by ，。、… is in a short <span class="sd-nobr"> with
     it (site/hooks/punctuation.py), in the pages and in the notebook previews beside them."""
@@ -93,6 +93,24 @@ def test_the_five_quiz_questions_are_rendered_in_order(built):
     assert answers == ANSWERS
     assert "/// quiz" not in html and "sd-quiz-slot" not in html
     assert html.count('<details class="sd-quiz__why">') == 4 * len(ANSWERS)
+
+
+def test_lesson_two_draft_trees_renders_its_quiz_answers_toy_and_lab(built):
+    """Lesson 2 (lessons/draft-trees.md): its five questions in order with LESSON2_QUIZ_ANSWERS, its
+    two numeric answers as the build computed them with specdec_lab, the tree toy, its lab."""
+    site, _ = built
+    html = page(site, "draft-trees/index.html")
+    answers = re.findall(r'<section class="sd-quiz" id="sd-quiz-\d+" data-answer="([A-Z])"', html)
+    assert answers == LESSON2_QUIZ_ANSWERS
+    assert html.count('<details class="sd-quiz__why">') == 4 * len(LESSON2_QUIZ_ANSWERS)
+    assert "/// quiz" not in html and "sd-quiz-slot" not in html
+    calcs = re.findall(r'<section class="sd-calc"[^>]*>', html)
+    assert len(calcs) == 2
+    folded = re.sub(r"<[^>]+>", "", html)
+    assert "答案：2.16" in folded and "答案：0.69" in folded
+    assert '<div class="sd-tree-toy"' in html
+    assert "lab/notebooks/index.html?path=lesson2.ipynb" in html
+    assert "TREE_" not in html and "_TABLE" not in html, "a placeholder is left in lesson 2"
 
 
 def test_the_toy_has_a_static_round_without_javascript(built):
@@ -161,6 +179,8 @@ def search_hits(site: Path, term: str) -> list[str]:
     ("接受率", ["", "knowledge-card/"]),
     ("草稿模型", [""]),
     ("投機解碼", ["", "knowledge-card/"]),
+    ("草稿樹", ["draft-trees/"]),
+    ("不放回", ["draft-trees/"]),
 ])
 def test_search_index_keeps_course_terms_whole_on_the_right_pages(built, term, pages):
     site, _ = built
@@ -190,8 +210,9 @@ def test_search_user_dictionary_is_what_keeps_the_terms_whole():
     assert "草稿模型" in tokenizer.lcut("換一個草稿模型")
 
 
-LAB_PAGES = {"index.html": "lesson1.ipynb", "lossless-lab/index.html": "lossless.ipynb",
-             "your-gpu/index.html": "your_gpu.ipynb"}
+# every lesson page with a lab (its front matter's `lab:`), from mkdocs.yml's nav
+LAB_PAGES = {f"{path}index.html": notebook for notebook, path in lab_pages().items()}
+assert {"index.html", "draft-trees/index.html"} <= set(LAB_PAGES), LAB_PAGES
 
 
 @pytest.mark.parametrize("page_name, notebook", LAB_PAGES.items())
@@ -461,7 +482,7 @@ def test_a_new_lesson_added_to_the_nav_builds_with_its_lab_menu_and_progress(cou
     assert course[-1] == {"page": "k-sweep/", "href": "k-sweep/", "title": "K 掃一遍",
                           "quizzes": [re.search(r'<section class="sd-calc" id="sd-calc-1" data-key="(\w+)"', new)[1]],
                           "lab": "k_sweep.ipynb"}
-    assert [lesson["page"] for lesson in course] == ["", "knowledge-card/", "lossless-lab/", "your-gpu/", "k-sweep/"]
+    assert [lesson["page"] for lesson in course] == nav_pages() + ["k-sweep/"]
 
 
 def test_a_notebook_formula_missing_its_closing_dollar_fails_the_build_naming_the_cell(course_copy):

@@ -21,14 +21,15 @@ from support.cjk_lines import MALFORMED_MATH
 from support.lab import LabPage, wait_until
 from support.lab_checks import note_first_output
 from support.server import chromium, serve_plain
-from support.site import ROOT, build_site
+from support.site import ROOT, build_site, lab_pages
 from test_site_browser import nav_link_to, rounds_drawn, search
 
 pytestmark = pytest.mark.browser
 
 SHOTS = ROOT / "build" / "test-output" / "screenshots"
 SUBPATH = "specdec-lab/"
-LAB_PAGES = {"lesson1": "", "lossless": "lossless-lab/", "your-gpu": "your-gpu/"}
+# every lesson with a lab, in mkdocs.yml's nav order: {"lesson1": "", "lesson2": "draft-trees/", …}
+LAB_PAGES = {notebook.removesuffix(".ipynb").replace("_", "-"): path for notebook, path in lab_pages().items()}
 
 
 @pytest.fixture(scope="module")

@@ -33,7 +33,7 @@ from support.lab import TIMELINE, wait_until
 from support.search import IME_WAYS, search_finds, search_follows_input_method
 from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, START_SAMPLER, START_SAMPLES,
                                 STREAM_TEXTS, broken_images, stream_texts_of)
-from support.site import LESSON1_QUIZ_ANSWERS, ROOT, build_site
+from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, ROOT, build_site
 from support.webkit import PageCrashed, WebKitLab, jsc_segfaults, serve_recorded, webkit
 from test_firefox import (LABELS, LAB_PAGES, MEASURE_PREVIEW, QUIZ_STATE,
                           answered, mounted, option)
@@ -254,6 +254,20 @@ def test_quiz_answers_clicks_and_keys(open_page):
     assert f"已作答 2 / {questions} 題" in score
 
 
+def test_lesson_two_quiz_answers_clicks(open_page):
+    """Lesson 2 (draft-trees/): every question takes a wrong click, then the right one."""
+    page = open_page("draft-trees/", width=390, height=844)
+    wait_until(lambda: page.evaluate("() => !!document.querySelector('.sd-quiz--live')"), 30, what="quiz mounted")
+    for number, right in enumerate(LESSON2_QUIZ_ANSWERS, start=1):
+        wrong = next(label for label in LABELS if label != right)
+        page.click(option(number, wrong))
+        assert answered(page, number, wrong)["feedback"] == "wrong"
+        page.click(option(number, right))
+        assert answered(page, number, right)["feedback"] == "right"
+    score = page.evaluate("() => document.querySelector('.sd-quiz-score').textContent")
+    assert f"已作答 {len(LESSON2_QUIZ_ANSWERS)} / {len(LESSON2_QUIZ_ANSWERS) + 2} 題" in score
+
+
 def test_search_finds_the_course_terms(open_page, base_url):
     page = open_page("")
     search_finds(page, "接受率", {base_url, base_url + "knowledge-card/"})
@@ -291,7 +305,7 @@ def test_display_formulas_fit_a_phone(open_page, path):
             page.screenshot(SHOTS / f"webkit-phone-formula-{i}.png")
 
 
-@pytest.mark.parametrize("path, width", [("", 1440), ("", 390), ("knowledge-card/", 390)])
+@pytest.mark.parametrize("path, width", [("", 1440), ("", 390), ("knowledge-card/", 390), ("draft-trees/", 390)])
 def test_axe_reports_no_serious_or_critical_violations(open_page, path, width):
     page = open_page(path, width=width, height=900 if width > 500 else 844, seed=3)
     if path == "":

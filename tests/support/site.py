@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -13,7 +14,34 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 # lesson 1's five quiz questions (issue 3); an instructor who changes them updates this line
 LESSON1_QUIZ_ANSWERS = ["C", "B", "D", "B", "A"]
+# lesson 2's (lessons/draft-trees.md), likewise
+LESSON2_QUIZ_ANSWERS = ["B", "D", "A", "C", "C"]
 MKDOCS = [sys.executable, "-m", "mkdocs"]
+
+
+def nav_pages() -> list[str]:
+    """The pages of mkdocs.yml's nav in order, as their paths on the site ("index.md" is "",
+    "x.md" is "x/"), read through MkDocs' own load_config."""
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    from mkdocs.config import load_config
+    nav = load_config(str(ROOT / "mkdocs.yml"))["nav"]
+    return ["" if name == "index.md" else name.removesuffix(".md") + "/" for name in nav]
+
+
+def lab_pages() -> dict[str, str]:
+    """{notebook: page path} for every nav page whose front matter names a `lab:`, in nav order
+    (lesson 1 first: {"lesson1.ipynb": "", "draft-trees/": …}). A new lesson with a notebook is in
+    every test that takes its pages from here."""
+    import yaml
+
+    found = {}
+    for path in nav_pages():
+        source = ROOT / "lessons" / ((path.rstrip("/") or "index") + ".md")
+        front = re.match(r"---\n(.*?)\n---\n", source.read_text(encoding="utf-8"), re.S)
+        notebook = (yaml.safe_load(front[1]) or {}).get("lab") if front else None
+        if notebook:
+            found[notebook] = path
+    return found
 
 
 @dataclass

@@ -12,7 +12,7 @@ One job per module:
   ``figure_png``;
 * ``figures`` — lesson 1's figures: ``tokens_histogram``, ``speedup_figure``, ``serving_figure``;
 * ``live``    — slider panels: ``LiveFigure``, ``explore_tokens``, ``explore_speedup``,
-  ``explore_serving``; they keep their figure (``figures.TokensPlot``, ``SpeedupPlot``,
+  ``explore_serving`` (lesson 1) and ``explore_tree_serving`` (lesson 2's 6️⃣); they keep their figure (``figures.TokensPlot``, ``SpeedupPlot``,
   ``ServingPlot``) and update it, and ``canvas.PanelCanvas`` draws it once per step;
 * ``beyond``  — the lossless lab's and your vLLM numbers' figures: ``transition_figure``,
   ``positional_figure``, ``bench_sweep_figure``;
@@ -40,7 +40,7 @@ _HOME = {
               "BLUE", "VERMILLION", "GREEN", "ORANGE", "SKY", "PURPLE", "GREY", "BLACK",
               "LOSS_FILL", "LOSS_HATCH", "STYLE", "WIDE", "DPI", "course_figure", "figure_png"],
     "figures": ["tokens_histogram", "speedup_figure", "serving_figure"],
-    "live": ["LiveFigure", "explore_tokens", "explore_speedup", "explore_serving"],
+    "live": ["LiveFigure", "explore_tokens", "explore_speedup", "explore_serving", "explore_tree_serving"],
     "beyond": ["transition_figure", "positional_figure", "bench_sweep_figure"],
     "trees": ["tree_mask_figure", "tree_scaling_figure", "tree_serving_figure"],
 }

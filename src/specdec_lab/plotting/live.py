@@ -147,3 +147,17 @@ def explore_serving(alpha: float = 0.8, k: int = 5, draft_cost: float = 0.05,
     return LiveFigure(plot.update, alpha=_alpha_slider(alpha), k=_k_slider(k),
                       draft_cost=_draft_cost_slider(draft_cost),
                       t_flop=_float_slider("t_flop", t_flop, 0.002, 0.05, 0.001, "t_flop", ".3f"))
+
+
+def explore_tree_serving(accuracy=(0.6, 0.2, 0.1), concurrency=(1, 4, 16, 64), max_nodes: int = 64,
+                         draft_cost: float = 0.05, t_flop: float = DEFAULT_T_FLOP) -> LiveFigure:
+    """Lesson 2's 6️⃣: draft-cost and t_flop sliders → speedup against tree size at a few
+    concurrencies (``trees.tree_serving_figure``); the best tree shrinks as the GPU gets busier."""
+    from .trees import tree_serving_figure
+
+    def draw(draft_cost, t_flop):
+        return tree_serving_figure(accuracy, concurrency, max_nodes=max_nodes, draft_cost=draft_cost,
+                                   t_flop=t_flop)
+
+    return LiveFigure(draw, draft_cost=_draft_cost_slider(draft_cost),
+                      t_flop=_float_slider("t_flop", t_flop, 0.002, 0.05, 0.001, "t_flop", ".3f"))
