@@ -1015,7 +1015,7 @@ def test_the_notebook_preview_wraps_its_code_on_a_phone(open_lesson, path):
 
 
 # every header of a table broken inside a word: [{header, lines}] (a line may break only after a
-# space; a Chinese word such as 位置 or 草稿猜 stays whole)
+# space or beside a bracket, 加速 / （GPU 閒）; a Chinese word such as 位置 or 草稿猜 stays whole)
 HEADERS_BROKEN_IN_WORDS = """() => [...document.querySelectorAll('th')].flatMap((th) => {
   const text = th.firstChild;
   if (!text || text.nodeType !== Node.TEXT_NODE) return [];
@@ -1023,9 +1023,11 @@ HEADERS_BROKEN_IN_WORDS = """() => [...document.querySelectorAll('th')].flatMap(
   for (let i = 0; i < text.data.length; i++) {
     range.setStart(text, i); range.setEnd(text, i + 1);
     const box = range.getBoundingClientRect();
-    if (box.width > 0) tops.push([Math.round(box.top), text.data[i - 1]]);
+    if (box.width > 0) tops.push([Math.round(box.top), text.data[i - 1], text.data[i]]);
   }
-  const broken = tops.some(([top, before], i) => i > 0 && top > tops[i - 1][0] && before !== ' ');
+  // a new line may start after a space, before an opening bracket or after a closing one
+  const between = (before, here) => before === ' ' || '（(「'.includes(here) || '）)」'.includes(before);
+  const broken = tops.some(([top, before, here], i) => i > 0 && top > tops[i - 1][0] && !between(before, here));
   return broken ? [{header: text.data, lines: new Set(tops.map(([top]) => top)).size}] : [];
 })"""
 
