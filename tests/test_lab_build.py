@@ -1266,18 +1266,51 @@ def test_the_kernel_compiles_shared_libraries_synchronously(lab):
 
 
 @pytest.mark.build
-def test_the_loader_carries_the_name_hints_of_the_labs_notebooks(lab):
+def test_the_loader_reads_the_name_hints_of_the_labs_notebooks_beside_them(lab):
     """pyodide-loader.js installs site/lab/name_hints.py once the kernel has started, with what the
     lab's notebooks (files/*.ipynb) say: each one's first-cell names and its cells' ids (lesson 1's
-    expected_tokens, np everywhere), so a 挑戰 cell run before the first cell says to run it."""
-    loader = (build_lab.pyodide_dir(lab) / build_lab.PYODIDE_LOADER).read_text(encoding="utf-8")
-    hints = json.loads(re.search(r"const NAME_HINTS = (\{.*?\});\n", loader)[1])
+    expected_tokens, np everywhere), so a 挑戰 cell run before the first cell says to run it. Those
+    are in specdec-name-hints.json beside the notebooks, which the loader names by its path from
+    the Pyodide folder: the loader itself holds nothing of the notebooks."""
+    folder = build_lab.pyodide_dir(lab)
+    loader = (folder / build_lab.PYODIDE_LOADER).read_text(encoding="utf-8")
+    path = json.loads(re.search(r'const NAME_HINTS_FILE = ("[^"]*");\n', loader)[1])
+    hints = json.loads((folder / path).read_text(encoding="utf-8"))
+    assert (folder / path).resolve() == (lab / build_lab.NAME_HINTS_FILE).resolve()
     assert hints == contents.name_hints(sorted((lab / "files").glob("*.ipynb")))
     assert hints["first_cells"]["lesson1.ipynb"]["expected_tokens"] == "import"
     assert all(names["np"] == "import" for names in hints["first_cells"].values())
+    assert '"first_cells"' not in loader
     source = (ROOT / "site" / "lab" / build_lab.NAME_HINTS).read_text(encoding="utf-8")
     assert f"const NAME_HINTS_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
-    assert 'installInTheShell(pyodide, "name hints", NAME_HINTS_SOURCE, NAME_HINTS);' in loader
+    assert 'installInTheShell(pyodide, "name hints", NAME_HINTS_SOURCE, hints);' in loader
+
+
+@pytest.mark.build
+def test_editing_a_notebook_keeps_the_pyodide_folders_name(lab, tmp_path):
+    """Issue 45: the Pyodide folder is named by a hash of what it holds and cached for good, so a
+    lesson's edit must not rename it (every learner would fetch Python again): lossless.ipynb with a
+    new cell and a first cell binding one more name, built again, gives the same folder, byte for
+    byte; only the notebook and the files that say what it holds change."""
+    notebooks = tmp_path / "notebooks"
+    shutil.copytree(ROOT / "notebooks", notebooks, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    path = notebooks / "lossless.ipynb"
+    notebook = json.loads(path.read_text(encoding="utf-8"))
+    first = next(c for c in notebook["cells"] if c["cell_type"] == "code")
+    first["source"] = "".join(first["source"]) + "\nedited_name = 1\n"
+    notebook["cells"].append({"cell_type": "markdown", "id": "edited-cell", "metadata": {},
+                              "source": "多一段說明。"})
+    path.write_text(json.dumps(notebook, ensure_ascii=False, indent=1), encoding="utf-8")
+    edited = build_lab.build_lab(tmp_path / "build", notebooks)
+    before, after = build_lab.pyodide_dir(lab), build_lab.pyodide_dir(edited)
+    assert after.name == before.name
+    files = lambda root: {p.relative_to(root).as_posix(): fetch.sha256_of(p)   # noqa: E731
+                          for p in root.rglob("*") if p.is_file()}
+    assert files(after) == files(before)
+    old = files(lab)
+    changed = {name for name, digest in files(edited).items() if old.get(name) != digest}
+    assert "files/lossless.ipynb" in changed and build_lab.NAME_HINTS_FILE in changed
+    assert not any(name.startswith("static/pyodide-") for name in changed), sorted(changed)
 
 
 def test_the_loader_carries_the_float_display(lab):

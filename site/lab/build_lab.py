@@ -204,7 +204,7 @@ def build_lab(build: Path, notebooks: Path) -> Path:
                    stdout=subprocess.DEVNULL)
     add_pyodide_loader(out, cfg)
     content_address_pyodide(out)
-    write_boot_manifest(out)
+    write_boot_manifest(out, after_start(out, cfg))
     add_page_script(out)
     add_translations(out)
     return out
@@ -240,6 +240,7 @@ LOAD_ON_USE = "load_on_use.py"     # run by the loader (and the import profile) 
 LATER_IMPORT = "later_import.py"   # run by the loader (and site/lab/run_in_pyodide.mjs) inside Pyodide
 STAND_INS = "stand_ins.py"         # the same
 NAME_HINTS = "name_hints.py"       # the same (the loader only)
+NAME_HINTS_FILE = "specdec-name-hints.json"   # what name_hints.py needs of the notebooks, beside them
 FLOAT_DISPLAY = "float_display.py"  # the loader's, and CPython's kernel's in notebooks/execute.py
 
 
@@ -247,8 +248,9 @@ def add_pyodide_loader(out: Path, cfg: dict) -> None:
     """The kernel loads Pyodide through site/lab/pyodide-loader.js, put beside pyodide.js with
     runtime.toml's [kernel] not_loaded, zip_imported and loaded_on_use (with the packages, and
     site/lab/load_on_use.py's source), later.json with site/lab/later_import.py's source,
-    site/lab/stand_ins.py's source, site/lab/name_hints.py's with what it needs of the lab's
-    notebooks (files/*.ipynb), and site/lab/float_display.py's, filled in; jupyter-lite.json's
+    site/lab/stand_ins.py's source, site/lab/name_hints.py's (what it needs of the lab's
+    notebooks, files/*.ipynb, goes to specdec-name-hints.json beside them, outside the
+    content-addressed Pyodide folder: a notebook's edit must not rename it), and site/lab/float_display.py's, filled in; jupyter-lite.json's
     loadPyodideOptions.packages names the not_loaded ones too, so that the kernel does not install
     them itself (it would install jedi)."""
     not_loaded = cfg["kernel"]["not_loaded"]
@@ -260,7 +262,7 @@ def add_pyodide_loader(out: Path, cfg: dict) -> None:
             "later": json.loads((folder / later.INDEX).read_text()) if (folder / later.INDEX).exists() else [],
             "later_source": (HERE / LATER_IMPORT).read_text(encoding="utf-8"),
             "stand_ins_source": (HERE / STAND_INS).read_text(encoding="utf-8"),
-            "name_hints": contents.name_hints(sorted((out / "files").glob("*.ipynb"))),
+            "name_hints_file": os.path.relpath(out / NAME_HINTS_FILE, folder).replace(os.sep, "/"),
             "name_hints_source": (HERE / NAME_HINTS).read_text(encoding="utf-8"),
             "float_display_source": (HERE / FLOAT_DISPLAY).read_text(encoding="utf-8"),
             "after_start": after_start(out, cfg)}
@@ -273,6 +275,8 @@ def add_pyodide_loader(out: Path, cfg: dict) -> None:
         raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到放 pyodide.js 的位置")
     script = script.replace(PYODIDE_JS_PLACE, pyodide_js_inline(folder))
     (folder / PYODIDE_LOADER).write_text(script, encoding="utf-8")
+    hints = contents.name_hints(sorted((out / "files").glob("*.ipynb")))
+    (out / NAME_HINTS_FILE).write_text(json.dumps(hints, ensure_ascii=False), encoding="utf-8")
     with editing_kernel_settings(out) as settings:
         settings["pyodideUrl"] = settings["pyodideUrl"].rsplit("/", 1)[0] + "/" + PYODIDE_LOADER
         packages = settings.setdefault("loadPyodideOptions", {}).setdefault("packages", [])
@@ -321,9 +325,10 @@ def content_address_pyodide(out: Path) -> None:
         settings["pyodideUrl"] = f"./{target.relative_to(out).as_posix()}/{loader}"
 
 
-def write_boot_manifest(out: Path) -> None:
+def write_boot_manifest(out: Path, fetched_after_start: list[str] = ()) -> None:
     """specdec-boot.json: the files Python fetches as it starts (the core and the packages
-    jupyter-lite.json preloads, with their dependencies) and every package's size, so the page
+    jupyter-lite.json preloads, with their dependencies), those the loader fetches once it has
+    started ("after_start": what a lab's offline copy keeps, site/offline/) and every package's size, so the page
     script can say how many megabytes are on their way; and for each import name of a package
     not loaded at start, the packages its first import brings (`import specdec_lab` loads
     matplotlib and more), so the page script can say what a cell is waiting for."""
@@ -346,6 +351,7 @@ def write_boot_manifest(out: Path) -> None:
     manifest = {
         "base": pyodide.relative_to(out).as_posix() + "/",
         "files": [{"name": f, "bytes": (pyodide / f).stat().st_size} for f in files],
+        "after_start": list(fetched_after_start),
         "packages": sizes,
         "at_start": named(at_start),
         "imports": {name: brought_by(key) for key, e in entries.items() if key not in at_start

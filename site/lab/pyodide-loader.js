@@ -50,9 +50,10 @@
 // busy with JupyterLab's start). A learner's file named like one of those modules no longer
 // breaks the start either.
 //
-// Once the kernel has started (before any cell), site/lab/name_hints.py (its source and, from the
-// lab's notebooks, the names each one's first cell binds and the ids of its cells, NAME_HINTS,
-// filled in below) has IPython end a NameError for such a name with a line that says to run the
+// Once the kernel has started (before any cell), site/lab/name_hints.py (its source filled in
+// below; from the lab's notebooks, the names each one's first cell binds and the ids of its cells,
+// read from the lab's specdec-name-hints.json, NAME_HINTS_FILE: not filled in here, as this loader
+// is in the content-addressed Pyodide folder, whose name must not change when a notebook does) has IPython end a NameError for such a name with a line that says to run the
 // first cell: a learner who runs a 挑戰 cell first gets more than "name 'expected_tokens' is not
 // defined". It imports nothing; at the start it is only compiled (about 5 ms under Node.js, as
 // much as stand_ins.py), and it runs when a cell raises a NameError.
@@ -69,7 +70,7 @@
   const LATER_SOURCE = ["LATER_SOURCE"];
   const STAND_INS_SOURCE = ["STAND_INS_SOURCE"];
   const AFTER_START = ["AFTER_START"];
-  const NAME_HINTS = ["NAME_HINTS"];
+  const NAME_HINTS_FILE = ["NAME_HINTS_FILE"];
   const NAME_HINTS_SOURCE = ["NAME_HINTS_SOURCE"];
   const FLOAT_DISPLAY_SOURCE = ["FLOAT_DISPLAY_SOURCE"];
   // later.json's archives come from this folder, read from Python with a synchronous request
@@ -280,7 +281,12 @@ if kernel is not None and hasattr(kernel, "ipython_shell"):
   function definePyodidesLoader() {
     /* PYODIDE_JS */
   }
+  function fetchNameHints(indexURL) {       // fetched while Python starts; null: a hint less
+    return fetch(new URL(NAME_HINTS_FILE, new URL(indexURL, self.location.href)))
+      .then((response) => (response.ok ? response.json() : null)).catch(() => null);
+  }
   async function loadPyodide(options) {
+    const nameHints = fetchNameHints(options.indexURL);
     definePyodidesLoader();                            // Pyodide's own self.loadPyodide
     if (self.loadPyodide === loadPyodide) throw new Error("pyodide-loader.js: Pyodide's pyodide.js is not in it");
     const packages = (options.packages || []).filter((name) => !NOT_LOADED.includes(name));
@@ -297,7 +303,8 @@ if kernel is not None and hasattr(kernel, "ipython_shell"):
     fetchAfterStart(options.indexURL);
     if (Object.keys(LOADED_ON_USE).length) loadOnUse(pyodide);
     kernelStartOffTheDrive(pyodide);
-    installInTheShell(pyodide, "name hints", NAME_HINTS_SOURCE, NAME_HINTS);
+    const hints = await nameHints;
+    if (hints) installInTheShell(pyodide, "name hints", NAME_HINTS_SOURCE, hints);
     installInTheShell(pyodide, "float display", FLOAT_DISPLAY_SOURCE, {});
     afterTheKernelsStart(pyodide);
     if (NOT_LOADED.includes('jedi')) {
