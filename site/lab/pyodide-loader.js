@@ -282,7 +282,8 @@ if kernel is not None and hasattr(kernel, "ipython_shell"):
     /* PYODIDE_JS */
   }
   function fetchNameHints(indexURL) {       // fetched while Python starts; null: a hint less
-    return fetch(new URL(NAME_HINTS_FILE, new URL(indexURL, self.location.href)))
+    return Promise.resolve()                      // no page URL (Node.js's harness): null too
+      .then(() => fetch(new URL(NAME_HINTS_FILE, new URL(indexURL, self.location.href))))
       .then((response) => (response.ok ? response.json() : null)).catch(() => null);
   }
   async function loadPyodide(options) {
