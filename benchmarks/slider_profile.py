@@ -6,7 +6,7 @@ drawing it, the PNG, base64 — in CPython and in the lab's own Pyodide (under N
 A step is what a slider panel (``specdec_lab.plotting.LiveFigure``) does when a slider moves:
 ``LiveFigure.step(...)`` timed whole, and its parts timed one by one as the panel's code does them
 (the compute alone, the figure built, drawn, encoded). With --pyodide the same function runs in the
-Pyodide of a built site (default build/site) through site/lab/run_in_pyodide.mjs. The browser's
+Pyodide of a built site (default build/site) through site/lab/node/run_in_pyodide.mjs. The browser's
 share (the widget message, the image decode) is in benchmarks/slider_latency.py. Prints, asserts
 nothing.
 """
