@@ -48,7 +48,7 @@ ACCEPT = "gzip, deflate"
 
 
 def pyodide_folder(site: Path) -> str:
-    from lab import build_lab  # site/lab
+    from lab.builder import build_lab  # site/lab/builder
     return build_lab.pyodide_dir(site / "lab").relative_to(site).as_posix()
 
 

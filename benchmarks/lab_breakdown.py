@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "site"))
 from support.lab import SITE, LabPage, serve_site, wait_until  # noqa: E402
 from support.server import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
-from lab import build_lab  # noqa: E402  (site/lab)
+from lab.builder import build_lab  # noqa: E402  (site/lab/builder)
 
 COPY = ROOT / "build" / "bench" / "breakdown-site"
 TIMING_SCRIPT = "specdec-timing.js"

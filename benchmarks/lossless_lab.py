@@ -1,6 +1,6 @@
 """How long each cell of the three lab notebooks takes, today's code against an older commit's,
 in one run: CPython (a Jupyter kernel, as notebooks/execute.py runs them) and, with --pyodide, the
-lab's own Pyodide under Node.js (site/lab/run_in_pyodide.mjs; the built site's Pyodide, the
+lab's own Pyodide under Node.js (site/lab/node/run_in_pyodide.mjs; the built site's Pyodide, the
 package from each side's src/). Each notebook's cells run in order in one IPython shell.
 
     python benchmarks/lossless_lab.py [--base REV] [--runs 2] [--notebooks lossless.ipynb ...] [--pyodide [SITE]]
@@ -95,10 +95,10 @@ def run_cells(tree: Path, notebook: str, site: Path | None = None, timeout: floa
             command = [sys.executable, str(driver), str(result), str(cells), str(tree / "src")]
         else:
             sys.path.insert(0, str(ROOT / "site"))
-            from lab import build_lab
+            from lab.builder import build_lab
             pyodide = build_lab.pyodide_dir(site / "lab")
             # run_in_pyodide.mjs puts /host in front of every argument
-            command = [shutil.which("node"), str(ROOT / "site" / "lab" / "run_in_pyodide.mjs"),
+            command = [shutil.which("node"), str(ROOT / "site" / "lab" / "node" / "run_in_pyodide.mjs"),
                        str(pyodide.resolve()), str(driver), str(result.resolve()), str(cells.resolve()),
                        str((tree / "src").resolve())]
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=tree / "notebooks")

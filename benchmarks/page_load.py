@@ -55,7 +55,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "site"))
 from support.lab import SITE, LabPage, serve_site, wait_until  # noqa: E402
 from support.server import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
-from lab import build_lab  # noqa: E402  (site/lab)
+from lab.builder import build_lab  # noqa: E402  (site/lab/builder)
 from bounded import report, run_bounded, step  # noqa: E402  (benchmarks/bounded.py)
 from throttle import LINKS, throttled  # noqa: E402  (benchmarks/throttle.py)
 
@@ -88,7 +88,7 @@ STOCK_CONFIG = {"jupyter-lite-schema-version": 0, "jupyter-config-data": {
 def build_stock(out: Path = STOCK) -> Path:
     """The reference recipe: stock JupyterLite 0.6.4 + pyodide-kernel 0.6.1, the same checked and
     trimmed Pyodide (nothing added to its lock), comm in pypi/, default apps."""
-    from lab import fetch, pyodide_dist
+    from lab.builder import fetch, pyodide_dist
     cfg = build_lab.load_config()
     # stock jupyterlite-pyodide-kernel installs jedi as its kernel starts, with PyPI off: a Pyodide
     # without it (the course's, runtime.toml [kernel] not_loaded) leaves the stock kernel 'unknown'

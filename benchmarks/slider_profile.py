@@ -6,7 +6,7 @@ drawing it, the PNG, base64 — in CPython and in the lab's own Pyodide (under N
 A step is what a slider panel (``specdec_lab.plotting.LiveFigure``) does when a slider moves:
 ``LiveFigure.step(...)`` timed whole, and its parts timed one by one as the panel's code does them
 (the compute alone, the figure built, drawn, encoded). With --pyodide the same function runs in the
-Pyodide of a built site (default build/site) through site/lab/run_in_pyodide.mjs. The browser's
+Pyodide of a built site (default build/site) through site/lab/node/run_in_pyodide.mjs. The browser's
 share (the widget message, the image decode) is in benchmarks/slider_latency.py. Prints, asserts
 nothing.
 """
@@ -130,7 +130,7 @@ open(sys.argv[1], "w").write(json.dumps(result))
 def profile_in_pyodide(site: Path, steps: int, timeout: float = 600) -> dict:
     """profile() run in the Pyodide of the built site `site` under Node.js."""
     sys.path.insert(0, str(ROOT / "site"))
-    from lab import build_lab
+    from lab.builder import build_lab
 
     pyodide = build_lab.pyodide_dir(site / "lab")
     with tempfile.TemporaryDirectory(dir=ROOT / "build") as tmp:
@@ -138,7 +138,7 @@ def profile_in_pyodide(site: Path, steps: int, timeout: float = 600) -> dict:
         driver.write_text(PYODIDE_DRIVER.format(benchmarks="/host" + str(Path(__file__).resolve().parent),
                                                 steps=steps))
         result.write_text("")
-        done = subprocess.run([shutil.which("node"), str(ROOT / "site" / "lab" / "run_in_pyodide.mjs"),
+        done = subprocess.run([shutil.which("node"), str(ROOT / "site" / "lab" / "node" / "run_in_pyodide.mjs"),
                                str(pyodide.resolve()), str(driver), str(result.resolve())],
                               capture_output=True, text=True, timeout=timeout)
         if done.returncode != 0 or not result.read_text():

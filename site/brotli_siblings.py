@@ -18,7 +18,7 @@ import re
 import tempfile
 from pathlib import Path
 
-from lab import fetch
+from lab.builder import fetch
 
 import brotli
 

@@ -24,8 +24,8 @@ BUILD = ROOT / "build"
 SITE = BUILD / "site"    # the static site; the lab as built (BUILD / "lab") is copied into SITE / "lab"
 
 sys.path.insert(0, str(ROOT / "site"))
-from lab.build_lab import build_lab, pyodide_dir  # noqa: E402
-from lab.fetch import BuildError  # noqa: E402
+from lab.builder.build_lab import build_lab, pyodide_dir  # noqa: E402
+from lab.builder.fetch import BuildError  # noqa: E402
 import brotli_siblings  # noqa: E402  (site/brotli_siblings.py)
 from offline import manifest as offline_manifest  # noqa: E402  (site/offline/)
 

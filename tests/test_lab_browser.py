@@ -147,7 +147,7 @@ def test_the_notebooks_chinese_is_drawn_in_the_traditional_chinese_font(lesson):
 def test_one_font_draws_latin_and_chinese_where_it_is_installed(lesson):
     """Where Noto Sans CJK TC is installed (here, as on Debian), it draws a paragraph's Latin letters
     and digits as well as its Chinese, in the lesson and in the lab's notebook: the text's font stack
-    starts with it (site/assets/course.css, site/lab/specdec-lab.js), so WebKitGTK looks up no other
+    starts with it (site/assets/course.css, site/lab/page/specdec-lab.js), so WebKitGTK looks up no other
     family first and sends no Chinese run on from a Latin-only font (lesson 1's first layout about a
     second shorter there: benchmarks/README.md). Chromium reports the fonts it really drew with."""
     lab, _, _ = lesson
@@ -553,7 +553,7 @@ def test_python_reads_a_file_the_learner_put_beside_the_notebook(lesson):
 
 def test_a_float_displays_as_the_lesson_writes_it(lesson):
     """The lesson's E = (1 − 0.6⁶)/(1 − 0.6) = 2.38336: the live kernel displays
-    expected_tokens(0.6, 5) so (site/lab/float_display.py, installed by the kernel's loader), not
+    expected_tokens(0.6, 5) so (site/lab/kernel/float_display.py, installed by the kernel's loader), not
     as 2.3833599999999997, in a list too; print() and numpy's numbers stay Python's."""
     lab, _, _ = lesson
     got = kernel_says(lab, "from specdec_lab import expected_tokens\n"
@@ -629,7 +629,7 @@ TRACEBACK_OF = """
 def test_a_challenge_cell_run_before_the_first_cell_says_to_run_the_first_cell(browser, base_url):
     """A learner sent to the 挑戰 cells runs one in a fresh kernel before the first cell: under the
     usual NameError traceback, one line naming the name says to run the first cell first
-    (site/lab/name_hints.py, installed by the kernel's loader). A typo of the learner's gets the
+    (site/lab/kernel/name_hints.py, installed by the kernel's loader). A typo of the learner's gets the
     plain traceback; the first cell run, the challenge cell runs."""
     challenge = next(i for i, c in enumerate(NOTEBOOK["cells"])
                      if "".join(c["source"]).startswith("expected_tokens(alpha=0.40, k=5)"))
@@ -908,10 +908,10 @@ def test_pure_python_packages_are_imported_from_their_wheels(lesson, site):
     """runtime.toml [kernel] zip_imported: the kernel imports IPython, traitlets, micropip ... from
     the wheel as served (nothing unzipped), numpy, matplotlib and specdec_lab from unzipped
     files; package metadata, micropip's list, source, help and tracebacks work as before, the
-    sources of what Python fetched at start coming from its .later.zip (site/lab/later.py)."""
+    sources of what Python fetched at start coming from its .later.zip (site/lab/builder/later.py)."""
     import ast
     sys.path.insert(0, str(ROOT / "site"))
-    from lab import build_lab, later, pyodide_dist
+    from lab.builder import build_lab, later, pyodide_dist
 
     lab, _, _ = lesson
     printed = kernel_prints(lab, ZIP_PROBE).strip()
@@ -1283,7 +1283,7 @@ def with_a_fake_lab(browser, base_url):
 
 
 def report(frame, state: dict) -> None:
-    """The fake lab reports `state` to the lesson page, as site/lab/specdec-lab.js does."""
+    """The fake lab reports `state` to the lesson page, as site/lab/page/specdec-lab.js does."""
     frame.evaluate("(s) => parent.postMessage({specdecLab: s}, location.origin)",
                    {"queued": 0, "notebookShown": False, "kernelReady": False, **state})
 
@@ -1559,7 +1559,7 @@ def lab_pages(browser, base_url, lesson):
 @pytest.mark.parametrize("notebook", LAB_PAGES)
 def test_stored_outputs_read_as_in_the_notebook_file_before_python_runs(lab_pages, notebook):
     """Before Python re-runs a cell, the live notebook shows what the file stores: no "," at the
-    start of each continued line of printed text (site/lab/contents.py)."""
+    start of each continued line of printed text (site/lab/builder/contents.py)."""
     _, shown, _ = lab_pages(notebook)
     stored = json.loads((ROOT / "notebooks" / notebook).read_text(encoding="utf-8"))
     expected = [texts_of(c["outputs"]) for c in stored["cells"] if c["cell_type"] == "code"]
@@ -1587,10 +1587,10 @@ def test_every_figure_loads_after_run_all(lab_pages, notebook):
 @pytest.mark.parametrize("notebook", LAB_PAGES)
 def test_run_all_needs_no_later_archive(lab_pages, notebook):
     """Everything a lab page's Run all imports was fetched as the kernel started: no .later.zip
-    (sources and modules nothing imported, site/lab/later.py) is asked for. When one is, a module
+    (sources and modules nothing imported, site/lab/builder/later.py) is asked for. When one is, a module
     the kernel imports in the browser only belongs in runtime.toml [bytecode] also_imported."""
     sys.path.insert(0, str(ROOT / "site"))
-    from lab import later
+    from lab.builder import later
     lab, _, _ = lab_pages(notebook)
     assert any("/python_stdlib.zip" in url for url in lab.requested_until_run)
     fetched = sorted({url.rsplit("/", 1)[-1] for url in lab.requested_until_run if url.endswith(later.SUFFIX)})
@@ -1598,7 +1598,7 @@ def test_run_all_needs_no_later_archive(lab_pages, notebook):
 
 
 def test_the_kernels_worker_does_not_fetch_pyodides_loader(lesson):
-    """The kernel's loader holds Pyodide's pyodide.js (site/lab/build_lab.py): the worker fetches
+    """The kernel's loader holds Pyodide's pyodide.js (site/lab/builder/build_lab.py): the worker fetches
     Pyodide's other files, not that one (in WebKit each worker request waits for the page's main
     thread)."""
     lab, _, _ = lesson
@@ -1609,7 +1609,7 @@ def test_the_kernels_worker_does_not_fetch_pyodides_loader(lesson):
 
 @pytest.mark.parametrize("notebook", LAB_PAGES)
 def test_a_run_is_kept_for_the_course_progress_view(lab_pages, notebook):
-    """Running the notebook's cells is noted in this browser (site/lab/specdec-lab.js), under the
+    """Running the notebook's cells is noted in this browser (site/lab/page/specdec-lab.js), under the
     name the lesson's `lab:` gives; lesson 1's page holds the progress view, which shows it."""
     lab, _, _ = lab_pages(notebook)
     record = lab.page.evaluate("(n) => JSON.parse(localStorage.getItem('specdec-lab:progress:lab:' + n))", notebook)

@@ -27,8 +27,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site"))
-from lab import build_lab, contents, fetch, later, lock, pyodide_dist  # noqa: E402
-from lab.fetch import BuildError  # noqa: E402
+from lab.builder import build_lab, contents, fetch, later, lock, pyodide_dist  # noqa: E402
+from lab.builder.fetch import BuildError  # noqa: E402
 
 CFG = build_lab.load_config()
 
@@ -187,7 +187,7 @@ def test_a_data_folder_splits_out_into_a_wheel_of_its_own(tmp_path):
     """runtime.toml [kernel.split_out]: the folder's files leave the project's wheel for a new one
     (same version, no imports, no dependencies); every other entry stays byte for byte; each
     wheel's RECORD lists what it holds; unpacked together they are the original."""
-    from lab import split_wheel
+    from lab.builder import split_wheel
     wheel = make_wheel(tmp_path, "specdec_lab", "0.1.0", ["numpy>=1.24"],
                        ["specdec_lab/__init__.py", "specdec_lab/plotting/style.py"])
     with zipfile.ZipFile(wheel, "a") as z:
@@ -221,7 +221,7 @@ def test_a_data_folder_splits_out_into_a_wheel_of_its_own(tmp_path):
 
 
 def test_a_split_out_folder_must_be_there(tmp_path):
-    from lab import split_wheel
+    from lab.builder import split_wheel
     wheel = make_wheel(tmp_path, "specdec_lab", "0.1.0", [], ["specdec_lab/__init__.py", "specdec_lab/fonts/x.py"])
     with pytest.raises(BuildError, match="specdec_lab/data/"):
         split_wheel.split_out(wheel, "specdec_lab/data/", "specdec-lab-data", tmp_path)
@@ -238,11 +238,11 @@ def test_npm_integrity_check(tmp_path):
 
 
 def test_bytecode_is_added_beside_the_source_and_the_check_can_fail(tmp_path, monkeypatch):
-    """site/lab/add_bytecode.py (in the build it runs in Pyodide; here in this CPython, so with
+    """site/lab/node/add_bytecode.py (in the build it runs in Pyodide; here in this CPython, so with
     this CPython's magic number): members unchanged, a .pyc after each chosen .py, RECORD lines;
     a module that does not compile stays source only; Python uses the .pyc without checking."""
     import importlib.util
-    from lab import add_bytecode as compiler   # site/lab/add_bytecode.py
+    from lab.node import add_bytecode as compiler   # site/lab/node/add_bytecode.py
     wheel = make_wheel(tmp_path, "demo", "1.0", [], [])
     with zipfile.ZipFile(wheel, "a") as z:
         z.writestr("demo/__init__.py", "VALUE = 1\n")
@@ -286,10 +286,10 @@ def test_bytecode_is_added_beside_the_source_and_the_check_can_fail(tmp_path, mo
 
 
 def test_a_zip_imported_wheel_gets_an_entry_for_every_folder_and_imports_from_the_zip(tmp_path, monkeypatch):
-    """site/lab/zip_import.py: zipimport has no implicit directories, so a namespace package (a
+    """site/lab/builder/zip_import.py: zipimport has no implicit directories, so a namespace package (a
     folder without __init__.py, like micropip._vendored) imports from the wheel only once its
     folder has an entry of its own; the members stay as they were."""
-    from lab import zip_import
+    from lab.builder import zip_import
     wheel = make_wheel(tmp_path, "nsdemo", "1.0", [],
                        ["nsdemo/__init__.py", "nsdemo/_vendored/inner/mod.py", "top.py"])
     with zipfile.ZipFile(wheel) as z:
@@ -309,7 +309,7 @@ def test_a_zip_imported_wheel_gets_an_entry_for_every_folder_and_imports_from_th
 
 
 def test_zip_import_refuses_compiled_extensions_and_unknown_packages(tmp_path):
-    from lab import zip_import
+    from lab.builder import zip_import
     wheel = make_wheel(tmp_path, "fast", "1.0", [], ["fast/__init__.py", "fast/_speedups.cpython-312-wasm32-emscripten.so"])
     with pytest.raises(BuildError, match="_speedups"):
         zip_import.make_importable(wheel)
@@ -326,13 +326,13 @@ def test_bytecode_for_a_zip_imported_wheel_sits_beside_its_module_and_names_the_
     __pycache__), RECORD lines, compiled for the path the module will have inside the wheel in
     site-packages (zipimport does not correct it); Python uses the .pyc without the source."""
     import importlib.util
-    from lab import add_bytecode as compiler   # site/lab/add_bytecode.py
+    from lab.node import add_bytecode as compiler   # site/lab/node/add_bytecode.py
     wheel = make_wheel(tmp_path, "demo", "1.0", [], [])
     with zipfile.ZipFile(wheel, "a") as z:
         z.writestr("demo/__init__.py", "VALUE = 1\n")
         z.writestr("demo/sub/mod.py", "def where():\n    return 1 / 0\n")
         z.writestr("demo-1.0.dist-info/RECORD", "demo/__init__.py,sha256=x,10\n")
-    from lab import zip_import
+    from lab.builder import zip_import
     zip_import.make_importable(wheel)
     served = tmp_path / "served" / wheel.name
     served.parent.mkdir()
@@ -389,12 +389,12 @@ def test_the_courses_interface_strings_use_the_packs_terms():
 
 
 def test_the_english_the_labs_page_script_translates_has_its_chinese_in_the_courses_strings():
-    """site/lab/specdec-lab.js (21.) passes what the lab writes in English past its translator
+    """site/lab/page/specdec-lab.js (21.) passes what the lab writes in English past its translator
     through site/lab/ui-zh_TW.json: the titles and aria-labels it lists (JupyterLite's "Click to
     open kernel logs", JupyterLab's "Cells" ...), Notebook's "Show %1" (View > 右側欄) and the
     notebook file type's name (File > 儲存筆記本 ...). The language pack has none of them: each
     must be in the course's strings, or the lab says it in English."""
-    script = (ROOT / "site" / "lab" / "specdec-lab.js").read_text(encoding="utf-8")
+    script = (ROOT / "site" / "lab" / "page" / "specdec-lab.js").read_text(encoding="utf-8")
     wanted = re.findall(r"\['(\w+)', '(?:title|aria-label)', '([^']+)'\]", script)
     assert len(wanted) >= 9, wanted
     wanted += [("notebook", "Show %1"), ("jupyterlab", "Notebook")]
@@ -403,7 +403,7 @@ def test_the_english_the_labs_page_script_translates_has_its_chinese_in_the_cour
 
 
 def test_the_labs_page_script_narrows_the_lessons_signs_in_the_lessons_fonts():
-    """site/lab/specdec-lab.js (22.) wraps in the live lab's Markdown what site/hooks/signs.py wraps
+    """site/lab/page/specdec-lab.js (22.) wraps in the live lab's Markdown what site/hooks/signs.py wraps
     in the lesson, and its style draws the spans with course.css's fonts: the three keep one set of
     signs and one font list, or a sign added to one is drawn full width in the other."""
     sys.path.insert(0, str(ROOT / "site" / "hooks"))
@@ -411,7 +411,7 @@ def test_the_labs_page_script_narrows_the_lessons_signs_in_the_lessons_fonts():
         signs = importlib.import_module("signs")
     finally:
         sys.path.remove(str(ROOT / "site" / "hooks"))
-    script = (ROOT / "site" / "lab" / "specdec-lab.js").read_text(encoding="utf-8")
+    script = (ROOT / "site" / "lab" / "page" / "specdec-lab.js").read_text(encoding="utf-8")
     css = (ROOT / "site" / "assets" / "course.css").read_text(encoding="utf-8")
     assert re.search(r"const SIGN = /\[(.+?)\]/;", script).group(1) == signs.SIGNS + signs.SUPERSCRIPTS
     assert re.search(r"const SIGNS = /\(\[(.+?)\]\)\|\(\[(.+?)\]\+\)/g;", script).groups() == (
@@ -508,7 +508,7 @@ def test_output_texts_are_joined_and_json_is_left_alone():
 
 @pytest.mark.build
 def test_the_lab_serves_each_notebook_with_its_output_texts_as_one_string(lab):
-    """site/lab/contents.py: JupyterLite's notebook model joins a stored list of lines with ","
+    """site/lab/builder/contents.py: JupyterLite's notebook model joins a stored list of lines with ","
     (Array.prototype.join), so the lab's copy holds each output text (a stream's, a result's
     text/plain, an HTML table ...) as one string; nothing else differs."""
     lists = results = 0
@@ -557,7 +557,7 @@ def test_in_pyodide_the_plotting_module_mends_the_font_list_instead_of_rebuildin
     """Pyodide's matplotlib rejects its own font list and rebuilds it on every page;
     specdec_lab.plotting mends it first (plotting/font_list.py). Same fonts, same figure, no rebuild."""
     import shutil
-    from lab import bytecode
+    from lab.builder import bytecode
     script = ROOT / "tests" / "support" / "fonts_in_pyodide.py"
     seen = {}
     for mode in ("shipped", "rebuild"):
@@ -574,7 +574,7 @@ def test_in_pyodide_the_plotting_module_mends_the_font_list_instead_of_rebuildin
 
 @pytest.mark.build
 def test_the_start_archives_hold_bytecode_and_the_rest_comes_later(lab):
-    """What Python fetches as the kernel starts holds no source, stub or header (site/lab/later.py):
+    """What Python fetches as the kernel starts holds no source, stub or header (site/lab/builder/later.py):
     those are in the .later.zip beside each archive, which later.json lists member by member and
     the kernel's loader carries; the boot manifest (what the page counts and prefetches) has none."""
     pyodide = build_lab.pyodide_dir(lab)
@@ -629,12 +629,12 @@ def test_the_start_archives_hold_bytecode_and_the_rest_comes_later(lab):
 
 @pytest.mark.build
 def test_in_pyodide_later_modules_and_source_lines_come_from_their_archives(lab, tmp_path):
-    """site/lab/later_import.py in the Pyodide the browser runs (installed as the kernel's loader
+    """site/lab/kernel/later_import.py in the Pyodide the browser runs (installed as the kernel's loader
     installs it): nothing is fetched as the kernel's packages import; a module only a later
     archive holds imports from it; a traceback through the standard library and numpy shows their
     lines; inspect.getsource reads a module that runs from bytecode."""
     import shutil
-    from lab import bytecode
+    from lab.builder import bytecode
     wanted = ["email.mime.text", "pygments.lexers.rust", "numpy.f2py", "numpy.fft._pocketfft_umath"]
     index = json.loads((build_lab.pyodide_dir(lab) / later.INDEX).read_text())
     listed = {later_module for e in index for later_module in map(later_module_name, e["modules"])}
@@ -660,8 +660,8 @@ def test_in_pyodide_later_modules_and_source_lines_come_from_their_archives(lab,
 
 
 def later_module_name(path: str) -> str:
-    sys.path.insert(0, str(ROOT / "site" / "lab"))
-    from later_import import module_name   # site/lab/later_import.py
+    sys.path.insert(0, str(ROOT / "site" / "lab" / "kernel"))
+    from later_import import module_name   # site/lab/kernel/later_import.py
     return module_name(path)
 
 
@@ -795,13 +795,13 @@ def test_the_plotting_modules_packages_are_the_plot_extras_and_the_loader_has_th
     pyodide_dist.closure(lock_data, on_use["specdec_lab.plotting"])          # all in the lock
     loader = (pyodide / build_lab.PYODIDE_LOADER).read_text()
     assert f"const LOADED_ON_USE = {json.dumps(on_use)};" in loader
-    source = (ROOT / "site" / "lab" / build_lab.LOAD_ON_USE).read_text()
+    source = (ROOT / "site" / "lab" / "kernel" / build_lab.LOAD_ON_USE).read_text()
     assert f"const LOAD_ON_USE_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
     assert "pyodide.loadPackagesFromImports = async" in loader
 
 
 # CPython 3.12's bytecode header (Pyodide 0.27's interpreter): magic number, and the flags of an
-# "unchecked hash-based" .pyc (PEP 552) written by site/lab/add_bytecode.py
+# "unchecked hash-based" .pyc (PEP 552) written by site/lab/node/add_bytecode.py
 MAGIC_312 = (3531).to_bytes(2, "little") + b"\r\n"
 UNCHECKED_HASH = (1).to_bytes(4, "little")
 
@@ -872,7 +872,7 @@ KEPT_OUT = {pyodide_dist.normalize(n) for n in CFG["kernel"]["not_loaded"] + CFG
 
 
 def served_whole(path: Path, kind: str, tmp: Path) -> bytes:
-    """A served archive as the build made it before site/lab/later.py moved its sources and unused
+    """A served archive as the build made it before site/lab/builder/later.py moved its sources and unused
     modules to the .later.zip beside it: the two rejoined (or the archive itself, if none)."""
     sibling = path.with_name(later.later_name(path.name))
     if not sibling.exists():
@@ -885,8 +885,8 @@ def served_whole(path: Path, kind: str, tmp: Path) -> bytes:
 @pytest.mark.build
 def test_every_pyodide_file_is_the_official_one_plus_bytecode(lab, tmp_path):
     """Files from the official release: the build checked each against the official lock, then
-    added bytecode (site/lab/bytecode.py) and moved some members to a .later.zip beside it
-    (site/lab/later.py). Here: each original still has the official sha256, what is served (with
+    added bytecode (site/lab/builder/bytecode.py) and moved some members to a .later.zip beside it
+    (site/lab/builder/later.py). Here: each original still has the official sha256, what is served (with
     its later part) is that original plus bytecode only, and the served lock names the served bytes."""
     official = official_npm_files()
     official_lock = json.loads(official["pyodide-lock.json"])
@@ -1267,7 +1267,7 @@ def test_the_kernel_compiles_shared_libraries_synchronously(lab):
 
 @pytest.mark.build
 def test_the_loader_reads_the_name_hints_of_the_labs_notebooks_beside_them(lab):
-    """pyodide-loader.js installs site/lab/name_hints.py once the kernel has started, with what the
+    """pyodide-loader.js installs site/lab/kernel/name_hints.py once the kernel has started, with what the
     lab's notebooks (files/*.ipynb) say: each one's first-cell names and its cells' ids (lesson 1's
     expected_tokens, np everywhere), so a 挑戰 cell run before the first cell says to run it. Those
     are in specdec-name-hints.json beside the notebooks, which the loader names by its path from
@@ -1281,7 +1281,7 @@ def test_the_loader_reads_the_name_hints_of_the_labs_notebooks_beside_them(lab):
     assert hints["first_cells"]["lesson1.ipynb"]["expected_tokens"] == "import"
     assert all(names["np"] == "import" for names in hints["first_cells"].values())
     assert '"first_cells"' not in loader
-    source = (ROOT / "site" / "lab" / build_lab.NAME_HINTS).read_text(encoding="utf-8")
+    source = (ROOT / "site" / "lab" / "kernel" / build_lab.NAME_HINTS).read_text(encoding="utf-8")
     assert f"const NAME_HINTS_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
     assert 'installInTheShell(pyodide, "name hints", NAME_HINTS_SOURCE, hints);' in loader
 
@@ -1314,10 +1314,10 @@ def test_editing_a_notebook_keeps_the_pyodide_folders_name(lab, tmp_path):
 
 
 def test_the_loader_carries_the_float_display(lab):
-    """pyodide-loader.js installs site/lab/float_display.py once the kernel has started, as
+    """pyodide-loader.js installs site/lab/kernel/float_display.py once the kernel has started, as
     notebooks/execute.py does in CPython's kernel: the same source in both."""
     loader = (build_lab.pyodide_dir(lab) / build_lab.PYODIDE_LOADER).read_text(encoding="utf-8")
-    path = ROOT / "site" / "lab" / build_lab.FLOAT_DISPLAY
+    path = ROOT / "site" / "lab" / "kernel" / build_lab.FLOAT_DISPLAY
     source = path.read_text(encoding="utf-8")
     assert f"const FLOAT_DISPLAY_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
     assert 'installInTheShell(pyodide, "float display", FLOAT_DISPLAY_SOURCE, {});' in loader

@@ -56,7 +56,7 @@ def course_python() -> dict[str, str]:
     sources = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
                for p in sorted((ROOT / "src" / "specdec_lab").rglob("*.py"))}
     sources.update({str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
-                    for p in sorted((ROOT / "site" / "lab").glob("*.py"))})
+                    for p in sorted((ROOT / "site" / "lab").rglob("*.py"))})
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
         notebook = json.loads(path.read_text(encoding="utf-8"))
         for i, cell in enumerate(notebook["cells"]):
@@ -64,7 +64,7 @@ def course_python() -> dict[str, str]:
                 source = "".join(cell["source"])
                 sources[f"{path.name} cell {i}"] = "\n".join(
                     line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
-    loader = (ROOT / "site" / "lab" / "pyodide-loader.js").read_text(encoding="utf-8")
+    loader = (ROOT / "site" / "lab" / "kernel" / "pyodide-loader.js").read_text(encoding="utf-8")
     for name, python in re.findall(r"const (\w+) = `(.*?)`;", loader, flags=re.S):
         sources[f"pyodide-loader.js {name}"] = python
     return sources
@@ -74,7 +74,7 @@ def test_the_course_calls_nothing_that_needs_stack_switching():
     pieces = course_python()
     assert len([k for k in pieces if "cell" in k]) > 20 and "pyodide-loader.js IMPORT_FROM_WHEEL" in pieces
     found = [use for where, source in pieces.items() for use in python_uses(source, where)]
-    scripts = sorted((ROOT / "site" / "lab").glob("*.js")) + sorted((ROOT / "site" / "assets").glob("*.js"))
+    scripts = sorted((ROOT / "site" / "lab").rglob("*.js")) + sorted((ROOT / "site" / "assets").glob("*.js"))
     found += [use for path in scripts for use in js_uses(path.read_text(encoding="utf-8"), path.name)]
     assert found == [], "needs WebAssembly stack switching, which Safari has not: " + "; ".join(found)
 

@@ -1,4 +1,4 @@
-# Run in Pyodide under Node.js by tests/test_lab_build.py (site/lab/run_in_pyodide.mjs):
+# Run in Pyodide under Node.js by tests/test_lab_build.py (site/lab/node/run_in_pyodide.mjs):
 #     sys.argv = [this, mode.json, output.json]; mode "shipped" or "rebuild" (list removed first)
 # Imports specdec_lab.plotting and writes the fonts matplotlib ended up with, whether it rebuilt
 # its font list, and a digest of a course figure.

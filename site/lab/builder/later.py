@@ -2,7 +2,7 @@
 what it only might read comes later, from a sibling archive fetched on first use.
 
 Every byte the kernel fetches before lesson 1's first output is time a learner on 4G or a class of
-30 on one Wi-Fi waits for. Once site/lab/bytecode.py has compiled every module the kernel and the
+30 on one Wi-Fi waits for. Once site/lab/builder/bytecode.py has compiled every module the kernel and the
 notebooks import, the standard library's zip and the wheels loaded at start (and with the first
 figure: matplotlib, pillow, ipywidgets ...) still carry, for nothing then:
   - the source (.py) of every compiled module (2.9 MB): Python runs the .pyc; the source only
@@ -16,7 +16,7 @@ figure: matplotlib, pillow, ipywidgets ...) still carry, for nothing then:
     by Python's import as any extension module is (dlopen, from the file system).
 This step moves those members of each such archive into `<archive>.later.zip` beside it and
 writes later.json, which lists them; the kernel's Pyodide loader fetches a later archive the
-first time Python wants one of its modules or a source line from it (site/lab/later_import.py).
+first time Python wants one of its modules or a source line from it (site/lab/kernel/later_import.py).
 The project's own wheel keeps its sources (its tracebacks are the lessons' own).
 
 A start archive keeps every other member as it was (name, date, compression, bytes), in order; a
@@ -32,10 +32,10 @@ import json
 import zipfile
 from pathlib import Path
 
-from lab import fetch
-from lab.bytecode import SITE_PACKAGES, STDLIB_PATH
-from lab.fetch import BuildError
-from lab.pyodide_dist import LOCK
+from lab.builder import fetch
+from lab.builder.bytecode import SITE_PACKAGES, STDLIB_PATH
+from lab.builder.fetch import BuildError
+from lab.builder.pyodide_dist import LOCK
 
 SUFFIX = ".later.zip"
 INDEX = "later.json"
@@ -71,7 +71,7 @@ def goes_later(member: str) -> bool:
 
 def split(archive: Path, kind: str, tag: str = CACHE_TAG, keep_sources: bool = False,
           imported: set[str] | None = None) -> dict[str, list[str]]:
-    """Rewrite `archive` (kind "stdlib", "zipimport" or "wheel", as in site/lab/add_bytecode.py)
+    """Rewrite `archive` (kind "stdlib", "zipimport" or "wheel", as in site/lab/node/add_bytecode.py)
     without its later members and write them to later_name(archive) beside it. Returns the
     modules moved, as later.json lists them: "modules" (no bytecode stays: Python imports them
     from the later archive; .py, or the extension modules moved) and "sources" (of modules that

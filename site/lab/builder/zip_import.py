@@ -1,14 +1,14 @@
 """Wheels served ready to be imported from as they are (runtime.toml [kernel] zip_imported).
 
 Pyodide installs a wheel by unzipping every file into its in-memory file system, on every page
-load. For the listed pure-Python packages the kernel's Pyodide loader (site/lab/pyodide-loader.js)
+load. For the listed pure-Python packages the kernel's Pyodide loader (site/lab/kernel/pyodide-loader.js)
 instead writes the wheel into site-packages unopened and puts it on sys.path, and CPython's
 zipimport reads modules straight from it. Two things zipimport needs that a wheel does not carry:
   - a directory entry ("pkg/sub/") for every folder: zipimport has no implicit directories, so a
     namespace package (a folder without __init__.py, e.g. micropip._vendored) is not found
     without one. This module adds them (the build's own CPython; nothing else changes);
-  - bytecode beside each module (pkg/mod.pyc, not pkg/__pycache__/...): site/lab/bytecode.py adds
-    it for these wheels in that layout ("zipimport" in site/lab/add_bytecode.py).
+  - bytecode beside each module (pkg/mod.pyc, not pkg/__pycache__/...): site/lab/builder/bytecode.py adds
+    it for these wheels in that layout ("zipimport" in site/lab/node/add_bytecode.py).
 """
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ import json
 import zipfile
 from pathlib import Path
 
-from lab import fetch
-from lab.fetch import BuildError
-from lab.pyodide_dist import LOCK, normalize
+from lab.builder import fetch
+from lab.builder.fetch import BuildError
+from lab.builder.pyodide_dist import LOCK, normalize
 
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)     # the same input, the same output
 

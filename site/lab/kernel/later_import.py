@@ -1,7 +1,7 @@
 """Runs INSIDE the kernel's Pyodide: the modules and source lines that come later.
 
 The archives Python fetches as the kernel starts hold bytecode, not sources, and none of the
-modules nothing imported when the build profiled the kernel and the notebooks (site/lab/later.py
+modules nothing imported when the build profiled the kernel and the notebooks (site/lab/builder/later.py
 moved them to a `.later.zip` beside each archive and listed them in later.json). This puts them
 back the moment they are wanted:
   - an import of a listed module, which no start archive holds (`import this`, a pygments
@@ -12,7 +12,7 @@ back the moment they are wanted:
   - a source line a traceback, a warning or `inspect.getsource` asks for (through linecache)
     of a module that runs from bytecode is read from the same later part, fetched the same way.
 `read(name)` returns a later archive's bytes: in the browser a synchronous request from the
-kernel's worker (site/lab/pyodide-loader.js), under Node.js a file read. Plain Python, tested in
+kernel's worker (site/lab/kernel/pyodide-loader.js), under Node.js a file read. Plain Python, tested in
 CPython (tests/test_later.py).
 """
 from __future__ import annotations

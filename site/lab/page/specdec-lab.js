@@ -1,4 +1,4 @@
-// The 實驗場's page script. site/lab/build_lab.py adds it to JupyterLite's notebook page
+// The 實驗場's page script. site/lab/builder/build_lab.py adds it to JupyterLite's notebook page
 // (lab/notebooks/index.html), before JupyterLite's own code. It
 //   1. says what Python fetches as it starts, in megabytes (../specdec-boot.json);
 //   2. follows the kernel's start (the worker's "Loading …" lines, the kernel status);

@@ -12,8 +12,8 @@ from pathlib import Path
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
 
-from lab.fetch import BuildError
-from lab.pyodide_dist import LOCK, normalize
+from lab.builder.fetch import BuildError
+from lab.builder.pyodide_dist import LOCK, normalize
 
 # the environment markers of the kernel: Pyodide 0.27.x runs CPython 3.12 on Emscripten
 PYODIDE_MARKERS = dict(default_environment(), python_version="3.12", python_full_version="3.12.7",
@@ -24,7 +24,7 @@ PYODIDE_MARKERS = dict(default_environment(), python_version="3.12", python_full
 def wheel_entry(wheel: Path, extras: tuple[str, ...] = (), data_only: bool = False) -> dict:
     """The lock entry for a pure-Python wheel: its import names and its runtime dependencies
     (plus those of the given extras). A `data_only` wheel (files for another package's folder,
-    site/lab/split_wheel.py) has no import names: an import never loads it, its module does."""
+    site/lab/builder/split_wheel.py) has no import names: an import never loads it, its module does."""
     name, version = wheel.name.split("-")[:2]
     if not wheel.name.endswith("-none-any.whl"):
         raise BuildError(f"{wheel.name}: 只能登錄純 Python 的 wheel")

@@ -1,4 +1,4 @@
-"""Runs INSIDE Pyodide (under Node.js, started by site/lab/bytecode.py): which Python files the
+"""Runs INSIDE Pyodide (under Node.js, started by site/lab/builder/bytecode.py): which Python files the
 實驗場 imports when the kernel starts and a notebook runs, so the build compiles those.
 
     python import_profile.py PACKAGES.json ON_USE.json MODULES.json NOTEBOOK.ipynb OUT.json
@@ -6,9 +6,9 @@
 Loads the packages the kernel preloads (PACKAGES.json, from jupyter-lite.json), imports what the
 kernel's worker imports at start (piplite, pyodide_kernel), runs every code cell of NOTEBOOK
 through the kernel (which loads what the cells import, and, as the kernel's loader does in the
-browser, the packages of ON_USE.json's modules before a cell that uses them: load_on_use.py
-beside this file), imports MODULES.json's modules (what the kernel imports in a browser only:
-runtime.toml [bytecode] also_imported), and writes the sorted paths of every
+browser, the packages of ON_USE.json's modules before a cell that uses them:
+site/lab/kernel/load_on_use.py), imports MODULES.json's modules (what the kernel imports in a
+browser only: runtime.toml [bytecode] also_imported), and writes the sorted paths of every
 module file imported, or looked for and found (an import that raised ImportError), to OUT.json, with the cells that failed (a run without a browser may lack
 something a cell needs; this is only about imports).
 """
@@ -37,7 +37,7 @@ kernel = pyodide_kernel.kernel_instance
 with open(on_use_file) as f:
     on_use = json.load(f)
 load_on_use = {}
-with open(os.path.join(os.path.dirname(sys.argv[0]), "load_on_use.py"), encoding="utf-8") as f:
+with open(os.path.join(os.path.dirname(sys.argv[0]), "..", "kernel", "load_on_use.py"), encoding="utf-8") as f:
     exec(f.read(), load_on_use)
 from_imports = pyodide_kernel.kernel._load_packages_from_imports
 

@@ -1,4 +1,4 @@
-"""Runs INSIDE Pyodide (its CPython 3.12, started under Node.js by site/lab/bytecode.py): adds
+"""Runs INSIDE Pyodide (its CPython 3.12, started under Node.js by site/lab/builder/bytecode.py): adds
 compiled bytecode to wheels and to the standard library's zip, so that the browser imports them
 without first compiling every module in WebAssembly (the slow part of starting the kernel).
 

@@ -4,7 +4,7 @@
 //
 // That worker installs jedi as the kernel starts unless loadPyodideOptions.packages names it, so
 // the built jupyter-lite.json names the packages the course does not load (runtime.toml
-// [kernel] not_loaded, filled in below by site/lab/build_lab.py) and this loader keeps them out
+// [kernel] not_loaded, filled in below by site/lab/builder/build_lab.py) and this loader keeps them out
 // of what Pyodide loads. Without jedi, IPython completes with its own matchers: a startup file
 // turns Completer.use_jedi off again (pyodide_kernel forces it on, and then nothing completes).
 //
@@ -20,7 +20,7 @@
 //
 // The archives Python fetches as it starts hold bytecode, not sources, and none of the modules
 // nothing imported when the build profiled the kernel and the notebooks: those are in a
-// `.later.zip` beside each (site/lab/later.py). site/lab/later_import.py (its source and
+// `.later.zip` beside each (site/lab/builder/later.py). site/lab/kernel/later_import.py (its source and
 // later.json filled in below) fetches one the first time Python wants a module or a source line
 // from it: an import nothing else finds, a traceback through the standard library or numpy.
 //
@@ -28,14 +28,14 @@
 // WebKit they no longer wait behind the optimising of Python's interpreter (below).
 //
 // IPython imports sqlite3 (runtime.toml [kernel] loaded_on_import: not loaded at start) and its
-// terminal's embed (prompt_toolkit) as the kernel starts, and uses neither: site/lab/stand_ins.py
+// terminal's embed (prompt_toolkit) as the kernel starts, and uses neither: site/lab/kernel/stand_ins.py
 // (its source filled in below) answers those imports until a cell wants the real module.
 //
 // The modules of runtime.toml [kernel.loaded_on_use] (filled in below with the packages each one
 // needs: specdec_lab.plotting, matplotlib and ipywidgets) get their packages before the first cell
 // that uses them, not with their package's import: pyodide_kernel runs the cell's code through
 // loadPackagesFromImports first, which it takes from this object when it is imported, after this
-// loader has wrapped it; site/lab/load_on_use.py (its source filled in below) says from the cell
+// loader has wrapped it; site/lab/kernel/load_on_use.py (its source filled in below) says from the cell
 // and the learner's namespace what to add. They load through the worker's loadPackage, whose
 // "Loading …" line the lab's page script shows.
 //
@@ -50,7 +50,7 @@
 // busy with JupyterLab's start). A learner's file named like one of those modules no longer
 // breaks the start either.
 //
-// Once the kernel has started (before any cell), site/lab/name_hints.py (its source filled in
+// Once the kernel has started (before any cell), site/lab/kernel/name_hints.py (its source filled in
 // below; from the lab's notebooks, the names each one's first cell binds and the ids of its cells,
 // read from the lab's specdec-name-hints.json, NAME_HINTS_FILE: not filled in here, as this loader
 // is in the content-addressed Pyodide folder, whose name must not change when a notebook does) has IPython end a NameError for such a name with a line that says to run the
@@ -58,7 +58,7 @@
 // defined". It imports nothing; at the start it is only compiled (about 5 ms under Node.js, as
 // much as stand_ins.py), and it runs when a cell raises a NameError.
 //
-// Then site/lab/float_display.py (its source filled in below) has IPython display a float with at
+// Then site/lab/kernel/float_display.py (its source filled in below) has IPython display a float with at
 // most 12 significant digits (2.38336, not 2.3833599999999997), as notebooks/execute.py has
 // CPython's kernel do for the outputs stored in the notebooks.
 (function () {
@@ -244,7 +244,7 @@ _package_loader.unpack_buffer = _install(_package_loader.unpack_buffer,
     const removed = runIn(pyodide, OFF_THE_PATH, {});
     afterStart.push(() => { if (removed) runIn(pyodide, BACK_ON_THE_PATH, {}); });
   }
-  // site/lab/name_hints.py and site/lab/float_display.py, each given the kernel's IPython shell
+  // site/lab/kernel/name_hints.py and site/lab/kernel/float_display.py, each given the kernel's IPython shell
   const IN_THE_SHELL = `
 import sys
 kernel = sys.modules.get("pyodide_kernel")

@@ -5,16 +5,16 @@ module it imports, in WebAssembly, each time the page opens (`import IPython` al
 This step adds CPython 3.12 bytecode, compiled by Pyodide itself under Node.js (this machine's
 CPython writes another bytecode format), for
   - every module the kernel imports as it starts and while lesson 1 runs (an import profile,
-    made by running them in Pyodide: site/lab/import_profile.py), and
+    made by running them in Pyodide: site/lab/node/import_profile.py), and
   - every module of the project's own wheel.
 Compiling everything instead would add twice the megabytes for the same speed: about 60% of the
 shipped modules are never imported by the course.
 
 The files taken from the official release were checked against its lock before this step
-(pyodide_dist.assemble); what is served is that file with bytecode added (site/lab/add_bytecode.py
+(pyodide_dist.assemble); what is served is that file with bytecode added (site/lab/node/add_bytecode.py
 says exactly what changes), a build product, so the lock served with it carries the new sha256.
 tests/test_lab_build.py checks that every shipped file is its checked original plus bytecode only
-(and, for the wheels Python imports from as they are, site/lab/zip_import.py's directory entries).
+(and, for the wheels Python imports from as they are, site/lab/builder/zip_import.py's directory entries).
 The profile is cached until Pyodide's or the kernel's packages change, the compiled files by their
 input's sha256 (~/.cache/specdec-lab/bytecode/; delete it to profile again). Without Node.js the build goes on with source
 only: slower to start, same behaviour.
@@ -30,15 +30,15 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from lab import fetch
-from lab.pyodide_dist import LOCK, normalize
+from lab.builder import fetch
+from lab.builder.pyodide_dist import LOCK, normalize
 
-HERE = Path(__file__).parent
-RUNNER = HERE / "run_in_pyodide.mjs"
-PROFILE = HERE / "import_profile.py"
-LOAD_ON_USE = HERE / "load_on_use.py"           # the profile runs it as the kernel's loader does
-STAND_INS = HERE / "stand_ins.py"               # run_in_pyodide.mjs installs them as the loader does
-COMPILE = HERE / "add_bytecode.py"
+LAB = Path(__file__).parent.parent
+RUNNER = LAB / "node" / "run_in_pyodide.mjs"
+PROFILE = LAB / "node" / "import_profile.py"
+LOAD_ON_USE = LAB / "kernel" / "load_on_use.py"   # the profile runs it as the kernel's loader does
+STAND_INS = LAB / "kernel" / "stand_ins.py"       # run_in_pyodide.mjs installs them as the loader does
+COMPILE = LAB / "node" / "add_bytecode.py"
 STDLIB = "python_stdlib.zip"
 STDLIB_PATH = "/lib/python312.zip/"                 # where Pyodide puts the standard library
 SITE_PACKAGES = "/lib/python3.12/site-packages/"

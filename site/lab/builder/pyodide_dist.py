@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from lab import fetch
-from lab.fetch import BuildError
+from lab.builder import fetch
+from lab.builder.fetch import BuildError
 
 LOCK = "pyodide-lock.json"
-HERE = Path(__file__).parent
+LICENSES = Path(__file__).parent.parent / "licenses"
 
 
 def normalize(name: str) -> str:
@@ -133,8 +133,8 @@ def write_licenses(dest: Path, source: Source, entries: list[dict]) -> None:
     out = dest / "licenses"
     out.mkdir()
     info = source.lock["info"]
-    shutil.copy(HERE / "licenses" / "MPL-2.0.txt", out / "Pyodide-MPL-2.0.txt")
-    shutil.copy(HERE / "licenses" / "CPython-PSF-LICENSE.txt", out / "CPython-PSF-LICENSE.txt")
+    shutil.copy(LICENSES / "MPL-2.0.txt", out / "Pyodide-MPL-2.0.txt")
+    shutil.copy(LICENSES / "CPython-PSF-LICENSE.txt", out / "CPython-PSF-LICENSE.txt")
     lines = [
         "這個資料夾是實驗場所用 Python 執行環境（Pyodide）及其套件的授權文件。",
         "Licenses of the Python runtime (Pyodide) served with this site and of its packages.",

@@ -17,7 +17,7 @@ import hashlib
 import zipfile
 from pathlib import Path
 
-from lab.fetch import BuildError
+from lab.builder.fetch import BuildError
 
 
 def _record_line(name: str, data: bytes) -> str:
@@ -66,7 +66,7 @@ def split_out(wheel: Path, folder: str, name: str, out: Path) -> tuple[Path, Pat
         return info, text.encode()
     metadata = (f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
                 f"Summary: {folder} of {project}, split out of its wheel for the course's lab\n")
-    generator = "Wheel-Version: 1.0\nGenerator: specdec-lab site/lab/split_wheel.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    generator = "Wheel-Version: 1.0\nGenerator: specdec-lab site/lab/builder/split_wheel.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     target = out / f"{dist_name}-{version}-py3-none-any.whl"
     _write(target, moved + [meta("METADATA", metadata), meta("WHEEL", generator)], new_info)
     _write(wheel, kept, own_info)

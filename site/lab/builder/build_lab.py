@@ -20,15 +20,17 @@ import sys
 import tomllib
 from pathlib import Path
 
-from lab import bytecode, contents, fetch, later, lock, pyodide_dist, split_wheel, zip_import
+from lab.builder import bytecode, contents, fetch, later, lock, pyodide_dist, split_wheel, zip_import
 
-HERE = Path(__file__).parent
-ROOT = HERE.parent.parent
+LAB = Path(__file__).parent.parent      # site/lab/: the lab's config files
+KERNEL = LAB / "kernel"                 # what runs in the learner's kernel (its worker)
+PAGE = LAB / "page"                     # the notebook page's script
+ROOT = LAB.parent.parent
 CONFIG_FILES = ["jupyter-lite.json", "jupyter_lite_config.json", "overrides.json"]
 
 
 def load_config() -> dict:
-    return tomllib.loads((HERE / "runtime.toml").read_text(encoding="utf-8"))
+    return tomllib.loads((LAB / "runtime.toml").read_text(encoding="utf-8"))
 
 
 def project_wheel(out: Path, project: Path = ROOT) -> Path:
@@ -121,7 +123,7 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
         shutil.rmtree(lite)
     (lite / "files").mkdir(parents=True)
     for name in CONFIG_FILES:
-        shutil.copy(HERE / name, lite / name)
+        shutil.copy(LAB / name, lite / name)
     for nb in sorted(notebooks.glob("*.ipynb")):
         contents.copy_notebook(nb, lite / "files" / nb.name)   # stream text as one string
     pyodide_dir = lite / "static" / "pyodide"
@@ -157,7 +159,7 @@ def later_archives(lite: Path, pyodide_dir: Path, cfg: dict, project: str) -> di
     """The archives Python fetches as the kernel starts (the standard library and the wheels
     jupyter-lite.json preloads, with their dependencies) and before a cell first uses a module of
     [kernel.loaded_on_use] (matplotlib, ipywidgets ...), file name -> how Python reads it
-    (site/lab/later.py); not the project's wheel, whose sources stay, nor its split-out data."""
+    (site/lab/builder/later.py); not the project's wheel, whose sources stay, nor its split-out data."""
     lock_data = json.loads((pyodide_dir / pyodide_dist.LOCK).read_text())
     entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
     from_zip = {pyodide_dist.normalize(n) for n in cfg["kernel"]["zip_imported"]}
@@ -237,7 +239,7 @@ def pyodide_dir(lab: Path) -> Path:
 
 PYODIDE_LOADER = "pyodide-loader.js"
 LOAD_ON_USE = "load_on_use.py"     # run by the loader (and the import profile) inside Pyodide
-LATER_IMPORT = "later_import.py"   # run by the loader (and site/lab/run_in_pyodide.mjs) inside Pyodide
+LATER_IMPORT = "later_import.py"   # run by the loader (and site/lab/node/run_in_pyodide.mjs) inside Pyodide
 STAND_INS = "stand_ins.py"         # the same
 NAME_HINTS = "name_hints.py"       # the same (the loader only)
 NAME_HINTS_FILE = "specdec-name-hints.json"   # what name_hints.py needs of the notebooks, beside them
@@ -245,26 +247,26 @@ FLOAT_DISPLAY = "float_display.py"  # the loader's, and CPython's kernel's in no
 
 
 def add_pyodide_loader(out: Path, cfg: dict) -> None:
-    """The kernel loads Pyodide through site/lab/pyodide-loader.js, put beside pyodide.js with
+    """The kernel loads Pyodide through site/lab/kernel/pyodide-loader.js, put beside pyodide.js with
     runtime.toml's [kernel] not_loaded, zip_imported and loaded_on_use (with the packages, and
-    site/lab/load_on_use.py's source), later.json with site/lab/later_import.py's source,
-    site/lab/stand_ins.py's source, site/lab/name_hints.py's (what it needs of the lab's
+    site/lab/kernel/load_on_use.py's source), later.json with site/lab/kernel/later_import.py's source,
+    site/lab/kernel/stand_ins.py's source, site/lab/kernel/name_hints.py's (what it needs of the lab's
     notebooks, files/*.ipynb, goes to specdec-name-hints.json beside them, outside the
-    content-addressed Pyodide folder: a notebook's edit must not rename it), and site/lab/float_display.py's, filled in; jupyter-lite.json's
+    content-addressed Pyodide folder: a notebook's edit must not rename it), and site/lab/kernel/float_display.py's, filled in; jupyter-lite.json's
     loadPyodideOptions.packages names the not_loaded ones too, so that the kernel does not install
     them itself (it would install jedi)."""
     not_loaded = cfg["kernel"]["not_loaded"]
     folder = pyodide_dir(out)
-    script = (HERE / PYODIDE_LOADER).read_text(encoding="utf-8")
+    script = (KERNEL / PYODIDE_LOADER).read_text(encoding="utf-8")
     fill = {"not_loaded": kept_out_at_start(cfg), "zip_imported": cfg["kernel"]["zip_imported"],
             "loaded_on_use": loaded_on_use(cfg, folder),
-            "load_on_use_source": (HERE / LOAD_ON_USE).read_text(encoding="utf-8"),
+            "load_on_use_source": (KERNEL / LOAD_ON_USE).read_text(encoding="utf-8"),
             "later": json.loads((folder / later.INDEX).read_text()) if (folder / later.INDEX).exists() else [],
-            "later_source": (HERE / LATER_IMPORT).read_text(encoding="utf-8"),
-            "stand_ins_source": (HERE / STAND_INS).read_text(encoding="utf-8"),
+            "later_source": (KERNEL / LATER_IMPORT).read_text(encoding="utf-8"),
+            "stand_ins_source": (KERNEL / STAND_INS).read_text(encoding="utf-8"),
             "name_hints_file": os.path.relpath(out / NAME_HINTS_FILE, folder).replace(os.sep, "/"),
-            "name_hints_source": (HERE / NAME_HINTS).read_text(encoding="utf-8"),
-            "float_display_source": (HERE / FLOAT_DISPLAY).read_text(encoding="utf-8"),
+            "name_hints_source": (KERNEL / NAME_HINTS).read_text(encoding="utf-8"),
+            "float_display_source": (KERNEL / FLOAT_DISPLAY).read_text(encoding="utf-8"),
             "after_start": after_start(out, cfg)}
     for key, value in fill.items():
         placeholder = f'["{key.upper()}"]'
@@ -367,7 +369,7 @@ def add_page_script(out: Path) -> None:
     """Put specdec-lab.js into the notebook page, before JupyterLite's own code runs, with the
     built JupyterLite's version (appVersion) on its tag: the script notes it for JupyterLite's
     service worker (specdec-lab.js, 15.)."""
-    shutil.copy(HERE / PAGE_SCRIPT, out / PAGE_SCRIPT)
+    shutil.copy(PAGE / PAGE_SCRIPT, out / PAGE_SCRIPT)
     page = out / "notebooks" / "index.html"
     html = page.read_text(encoding="utf-8")
     version = json.loads((out / "jupyter-lite.json").read_text())["jupyter-config-data"]["appVersion"]
@@ -399,7 +401,7 @@ def language_pack() -> Path:
 PLACEHOLDER = re.compile(r"%\d+|\{[^}]*\}")
 
 
-def ui_strings(source: Path = HERE / UI_STRINGS) -> dict[str, dict[str, list[str]]]:
+def ui_strings(source: Path = LAB / UI_STRINGS) -> dict[str, dict[str, list[str]]]:
     """site/lab/ui-zh_TW.json as gettext entries: domain -> {msgid, or context + "\\u0004" + msgid:
     [text]}. The file groups them as domain -> context ("" for none; "menu" for a menu's title)
     -> msgid -> text; a text in a list is a plural entry (JupyterLab's `_n("Cut Cell", "Cut Cells", n)`:
@@ -448,7 +450,7 @@ def add_translations(out: Path) -> None:
     """The lab's interface in Traditional Chinese: api/translations/zh_TW.json (the language
     pack's strings and site/lab/ui-zh_TW.json's), all.json listing it (JupyterLite's own build
     writes English only, without jupyterlab_server), and overrides.json's locale naming it."""
-    overrides = json.loads((HERE / "overrides.json").read_text(encoding="utf-8"))
+    overrides = json.loads((LAB / "overrides.json").read_text(encoding="utf-8"))
     if overrides.get(TRANSLATION_PLUGIN, {}).get("locale") != LOCALE:
         raise fetch.BuildError(f"overrides.json：{TRANSLATION_PLUGIN} 的 locale 不是 {LOCALE}")
     api = out / "api" / "translations"
