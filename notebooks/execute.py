@@ -30,7 +30,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 SHOWABLE = ("image/png", "image/svg+xml", "text/html", "text/markdown", "text/latex")
 CPYTHON_KERNEL = "python3"  # the notebooks name Pyodide's kernel ("python"); CI runs ipykernel
 # the lab's kernel displays floats with at most 12 significant digits; so does CPython's here
-FLOAT_DISPLAY = HERE.parent / "site" / "lab" / "kernel" / "float_display.py"
+FLOAT_DISPLAY = HERE.parent / "site" / "lab" / "kernel" / "specdec_kernel" / "float_display.py"
 TIMEOUT = 600
 
 

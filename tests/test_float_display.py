@@ -1,4 +1,4 @@
-"""site/lab/kernel/float_display.py in this CPython's IPython: a displayed float shows at most 12
+"""site/lab/kernel/specdec_kernel/float_display.py in this CPython's IPython: a displayed float shows at most 12
 significant digits (the lesson's 2.38336, not 2.3833599999999997), alone or inside a container,
 and stays a float; print() and numpy's scalars are untouched. The kernel's loader installs it in
 the browser (tests/test_lab_browser.py), notebooks/execute.py in CPython's kernel
@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site" / "lab" / "kernel"))
-import float_display  # noqa: E402  (site/lab/kernel/float_display.py: plain Python, run inside Pyodide)
+from specdec_kernel import float_display  # noqa: E402  (plain Python, run inside Pyodide)
 
 from specdec_lab import crossover_concurrency, expected_tokens  # noqa: E402
 

@@ -553,7 +553,7 @@ def test_python_reads_a_file_the_learner_put_beside_the_notebook(lesson):
 
 def test_a_float_displays_as_the_lesson_writes_it(lesson):
     """The lesson's E = (1 − 0.6⁶)/(1 − 0.6) = 2.38336: the live kernel displays
-    expected_tokens(0.6, 5) so (site/lab/kernel/float_display.py, installed by the kernel's loader), not
+    expected_tokens(0.6, 5) so (site/lab/kernel/specdec_kernel/float_display.py, installed by the kernel's loader), not
     as 2.3833599999999997, in a list too; print() and numpy's numbers stay Python's."""
     lab, _, _ = lesson
     got = kernel_says(lab, "from specdec_lab import expected_tokens\n"
@@ -629,7 +629,7 @@ TRACEBACK_OF = """
 def test_a_challenge_cell_run_before_the_first_cell_says_to_run_the_first_cell(browser, base_url):
     """A learner sent to the 挑戰 cells runs one in a fresh kernel before the first cell: under the
     usual NameError traceback, one line naming the name says to run the first cell first
-    (site/lab/kernel/name_hints.py, installed by the kernel's loader). A typo of the learner's gets the
+    (site/lab/kernel/specdec_kernel/name_hints.py, installed by the kernel's loader). A typo of the learner's gets the
     plain traceback; the first cell run, the challenge cell runs."""
     challenge = next(i for i, c in enumerate(NOTEBOOK["cells"])
                      if "".join(c["source"]).startswith("expected_tokens(alpha=0.40, k=5)"))

@@ -623,13 +623,12 @@ def test_the_start_archives_hold_bytecode_and_the_rest_comes_later(lab):
         assert by_file[later.later_name(name)]["modules"], package
         assert bool(by_file[later.later_name(name)]["sources"]) == (package not in keep), package
     assert moved > 6e6           # megabytes no longer before the first output or the first figure
-    loader = (pyodide / build_lab.PYODIDE_LOADER).read_text()
-    assert f"const LATER = {json.dumps(index, ensure_ascii=False)};" in loader
+    assert build_lab.built_loader_config(pyodide)["later"] == index
 
 
 @pytest.mark.build
 def test_in_pyodide_later_modules_and_source_lines_come_from_their_archives(lab, tmp_path):
-    """site/lab/kernel/later_import.py in the Pyodide the browser runs (installed as the kernel's loader
+    """site/lab/kernel/specdec_kernel/later_import.py in the Pyodide the browser runs (installed as the kernel's loader
     installs it): nothing is fetched as the kernel's packages import; a module only a later
     archive holds imports from it; a traceback through the standard library and numpy shows their
     lines; inspect.getsource reads a module that runs from bytecode."""
@@ -661,7 +660,7 @@ def test_in_pyodide_later_modules_and_source_lines_come_from_their_archives(lab,
 
 def later_module_name(path: str) -> str:
     sys.path.insert(0, str(ROOT / "site" / "lab" / "kernel"))
-    from later_import import module_name   # site/lab/kernel/later_import.py
+    from specdec_kernel.later_import import module_name
     return module_name(path)
 
 
@@ -737,17 +736,16 @@ def test_the_packages_the_course_does_not_load_are_neither_loaded_nor_shipped(la
     kernel = config["litePluginSettings"][build_lab.LITE_KERNEL]
     assert set(not_loaded) <= set(kernel["loadPyodideOptions"]["packages"])
     assert not set(not_loaded) & set(build_lab.preload_list(lab / "jupyter-lite.json"))
-    loader = (pyodide / kernel["pyodideUrl"].rsplit("/", 1)[1]).read_text()
-    assert f"const NOT_LOADED = {json.dumps(not_loaded + CFG['kernel']['loaded_on_import'])};" in loader
-    assert "get_ipython().Completer.use_jedi = False" in loader
+    assert kernel["pyodideUrl"].rsplit("/", 1)[1] == build_lab.PYODIDE_LOADER
+    assert build_lab.built_loader_config(pyodide)["not_loaded"] == not_loaded + CFG["kernel"]["loaded_on_import"]
+    assert 'setattr(shell.Completer, "use_jedi", False)' in (KERNEL / "__init__.py").read_text()
     boot = json.loads((lab / "specdec-boot.json").read_text())
     assert not dropped & {pyodide_dist.normalize(n) for n in boot["packages"]}
 
 
 def after_start_files(lab: Path) -> list[str]:
-    """The files the kernel's loader fetches once the start's are in (its AFTER_START)."""
-    loader = (build_lab.pyodide_dir(lab) / build_lab.PYODIDE_LOADER).read_text()
-    return json.loads(re.search(r"const AFTER_START = (\[.*?\]);", loader)[1])
+    """The files the kernel's loader fetches once the start's are in (its CONFIG's after_start)."""
+    return build_lab.built_loader_config(build_lab.pyodide_dir(lab))["after_start"]
 
 
 @pytest.mark.build
@@ -783,7 +781,7 @@ def test_sqlite3_is_shipped_but_loaded_by_a_cells_import_only(lab):
 
 
 @pytest.mark.build
-def test_the_plotting_modules_packages_are_the_plot_extras_and_the_loader_has_them(lab):
+def test_the_plotting_modules_packages_are_the_plot_extras_and_the_loader_has_them(lab, tmp_path):
     """runtime.toml [kernel.loaded_on_use]: specdec_lab.plotting's packages are the wheel's "plot"
     extra (matplotlib, ipywidgets), each in the lock with its dependencies; the kernel's loader has
     them and load_on_use.py's source, and wraps the loadPackagesFromImports the kernel calls."""
@@ -794,9 +792,8 @@ def test_the_plotting_modules_packages_are_the_plot_extras_and_the_loader_has_th
     lock_data = json.loads((pyodide / "pyodide-lock.json").read_text())
     pyodide_dist.closure(lock_data, on_use["specdec_lab.plotting"])          # all in the lock
     loader = (pyodide / build_lab.PYODIDE_LOADER).read_text()
-    assert f"const LOADED_ON_USE = {json.dumps(on_use)};" in loader
-    source = (ROOT / "site" / "lab" / "kernel" / build_lab.LOAD_ON_USE).read_text()
-    assert f"const LOAD_ON_USE_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
+    assert build_lab.built_loader_config(pyodide)["loaded_on_use"] == on_use
+    assert served_kernel_module(pyodide, "load_on_use.py", tmp_path) == (KERNEL / "load_on_use.py").read_text()
     assert "pyodide.loadPackagesFromImports = async" in loader
 
 
@@ -871,6 +868,17 @@ def wheel_kind(file_name: str) -> str:
 KEPT_OUT = {pyodide_dist.normalize(n) for n in CFG["kernel"]["not_loaded"] + CFG["kernel"]["loaded_on_import"]}
 
 
+KERNEL = ROOT / "site" / "lab" / "kernel" / "specdec_kernel"     # the lab's part of the kernel
+
+
+def served_kernel_module(pyodide: Path, name: str, tmp: Path) -> str:
+    """specdec_kernel/<name>'s source as the served specdec-kernel wheel holds it (with its later part)."""
+    entry = json.loads((pyodide / "pyodide-lock.json").read_text())["packages"]["specdec-kernel"]
+    whole = served_whole(pyodide / entry["file_name"], "wheel", tmp)
+    with zipfile.ZipFile(io.BytesIO(whole)) as wheel:
+        return wheel.read(f"specdec_kernel/{name}").decode("utf-8")
+
+
 def served_whole(path: Path, kind: str, tmp: Path) -> bytes:
     """A served archive as the build made it before site/lab/builder/later.py moved its sources and unused
     modules to the .later.zip beside it: the two rejoined (or the archive itself, if none)."""
@@ -942,14 +950,16 @@ def test_registered_wheels_are_their_pinned_originals_plus_bytecode(lab, tmp_pat
         originals[pyodide_dist.normalize(wheel.name.split("-")[0])] = wheel
     (project,) = (lab.parent / "wheels").glob("*.whl")
     originals["specdec-lab"] = project
+    (kernel,) = (lab.parent / "wheels" / "kernel").glob("*.whl")
+    originals["specdec-kernel"] = kernel
     for name, original in originals.items():
         served = pyodide / ours[name]["file_name"]
         added = added_bytecode(original.read_bytes(), served_whole(served, wheel_kind(served.name), tmp_path),
                                wheel_kind(served.name))
-        if name == "specdec-lab":      # the project's modules are all compiled
+        if name in ("specdec-lab", "specdec-kernel"):      # their modules are all compiled
             with zipfile.ZipFile(original) as z:
                 modules = [n for n in z.namelist() if n.endswith(".py")]
-            assert len(added) == len(modules) > 10
+            assert len(added) == len(modules) > (10 if name == "specdec-lab" else 5)
 
 
 @pytest.mark.build
@@ -1002,11 +1012,11 @@ def test_pure_python_wheels_are_served_to_be_imported_from_and_the_kernel_loader
             if not any(".so" in n.rsplit("/", 1)[-1] for n in files):
                 pure.add(name)
     assert ZIP_IMPORTED <= pure
-    # its fonts/ opened by path, and the font's own wheel unpacked into that folder (pytz: not shipped)
-    assert pure - ZIP_IMPORTED == {"specdec-lab", "specdec-lab-fonts"}
+    # its fonts/ opened by path, and the font's own wheel unpacked into that folder (pytz: not
+    # shipped); the lab's part of the kernel is loaded before the loader imports any wheel so
+    assert pure - ZIP_IMPORTED == {"specdec-lab", "specdec-lab-fonts", "specdec-kernel"}
     assert {"ipython", "prompt-toolkit", "pygments", "traitlets", "micropip"} <= ZIP_IMPORTED
-    loader = (pyodide / build_lab.PYODIDE_LOADER).read_text()
-    assert f"const ZIP_IMPORTED = {json.dumps(CFG['kernel']['zip_imported'])};" in loader
+    assert build_lab.built_loader_config(pyodide)["zip_imported"] == CFG["kernel"]["zip_imported"]
 
 
 @pytest.mark.build
@@ -1266,24 +1276,24 @@ def test_the_kernel_compiles_shared_libraries_synchronously(lab):
 
 
 @pytest.mark.build
-def test_the_loader_reads_the_name_hints_of_the_labs_notebooks_beside_them(lab):
-    """pyodide-loader.js installs site/lab/kernel/name_hints.py once the kernel has started, with what the
+def test_the_loader_reads_the_name_hints_of_the_labs_notebooks_beside_them(lab, tmp_path):
+    """pyodide-loader.js installs site/lab/kernel/specdec_kernel/name_hints.py once the kernel has started, with what the
     lab's notebooks (files/*.ipynb) say: each one's first-cell names and its cells' ids (lesson 1's
     expected_tokens, np everywhere), so a 挑戰 cell run before the first cell says to run it. Those
     are in specdec-name-hints.json beside the notebooks, which the loader names by its path from
     the Pyodide folder: the loader itself holds nothing of the notebooks."""
     folder = build_lab.pyodide_dir(lab)
     loader = (folder / build_lab.PYODIDE_LOADER).read_text(encoding="utf-8")
-    path = json.loads(re.search(r'const NAME_HINTS_FILE = ("[^"]*");\n', loader)[1])
+    path = build_lab.built_loader_config(folder)["name_hints_file"]
     hints = json.loads((folder / path).read_text(encoding="utf-8"))
     assert (folder / path).resolve() == (lab / build_lab.NAME_HINTS_FILE).resolve()
     assert hints == contents.name_hints(sorted((lab / "files").glob("*.ipynb")))
     assert hints["first_cells"]["lesson1.ipynb"]["expected_tokens"] == "import"
     assert all(names["np"] == "import" for names in hints["first_cells"].values())
     assert '"first_cells"' not in loader
-    source = (ROOT / "site" / "lab" / "kernel" / build_lab.NAME_HINTS).read_text(encoding="utf-8")
-    assert f"const NAME_HINTS_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
-    assert 'installInTheShell(pyodide, "name hints", NAME_HINTS_SOURCE, hints);' in loader
+    source = (KERNEL / "name_hints.py").read_text(encoding="utf-8")
+    assert served_kernel_module(folder, "name_hints.py", tmp_path) == source
+    assert "tellTheKernelItStarted(pyodide, kernel, hints)" in loader
 
 
 @pytest.mark.build
@@ -1313,14 +1323,14 @@ def test_editing_a_notebook_keeps_the_pyodide_folders_name(lab, tmp_path):
     assert not any(name.startswith("static/pyodide-") for name in changed), sorted(changed)
 
 
-def test_the_loader_carries_the_float_display(lab):
-    """pyodide-loader.js installs site/lab/kernel/float_display.py once the kernel has started, as
-    notebooks/execute.py does in CPython's kernel: the same source in both."""
-    loader = (build_lab.pyodide_dir(lab) / build_lab.PYODIDE_LOADER).read_text(encoding="utf-8")
-    path = ROOT / "site" / "lab" / "kernel" / build_lab.FLOAT_DISPLAY
+def test_the_loader_carries_the_float_display(lab, tmp_path):
+    """The kernel's loader installs site/lab/kernel/specdec_kernel/float_display.py once the kernel
+    has started (specdec_kernel's Kernel.started), as notebooks/execute.py does in CPython's
+    kernel: the same source in both."""
+    path = build_lab.FLOAT_DISPLAY
     source = path.read_text(encoding="utf-8")
-    assert f"const FLOAT_DISPLAY_SOURCE = {json.dumps(source, ensure_ascii=False)};" in loader
-    assert 'installInTheShell(pyodide, "float display", FLOAT_DISPLAY_SOURCE, {});' in loader
+    assert served_kernel_module(build_lab.pyodide_dir(lab), "float_display.py", tmp_path) == source
+    assert "float_display.install(shell)" in (KERNEL / "__init__.py").read_text(encoding="utf-8")
     sys.path.insert(0, str(ROOT / "notebooks"))
     import execute
     assert execute.FLOAT_DISPLAY == path

@@ -1,5 +1,5 @@
 """The start archives hold bytecode; sources and unused modules come later (site/lab/builder/later.py splits
-them at build time, site/lab/kernel/later_import.py brings them back inside Pyodide). Here both run in this
+them at build time, site/lab/kernel/specdec_kernel/later_import.py brings them back inside Pyodide). Here both run in this
 CPython on small made-up archives, with bytecode this CPython compiles (site/lab/node/add_bytecode.py):
 the split is reversible and moves only what Python can do without at start; an import or a
 traceback line fetches a later archive once, and nothing else does."""
@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "site"))
 sys.path.insert(0, str(ROOT / "site" / "lab" / "kernel"))
 from lab.node import add_bytecode as compiler  # noqa: E402  (site/lab/node/add_bytecode.py)
 from lab.builder import later  # noqa: E402
-import later_import  # noqa: E402  (site/lab/kernel/later_import.py: plain Python, run inside Pyodide)
+from specdec_kernel import later_import  # noqa: E402  (plain Python, run inside Pyodide)
 
 MODULES = {
     "pkg/__init__.py": "VALUE = 1\n",

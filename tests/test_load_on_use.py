@@ -1,6 +1,6 @@
-"""site/lab/kernel/load_on_use.py: which packages the kernel loads before a cell, for a module loaded when
+"""site/lab/kernel/specdec_kernel/load_on_use.py: which packages the kernel loads before a cell, for a module loaded when
 first used (specdec_lab.plotting: matplotlib and ipywidgets, not with `import specdec_lab`).
-The same source runs in the browser's kernel (pyodide-loader.js) and the build's import profile."""
+The same module runs in the browser's kernel (specdec_kernel) and the build's import profile."""
 from __future__ import annotations
 
 import sys
@@ -12,7 +12,7 @@ import specdec_lab
 from specdec_lab import plotting
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "site" / "lab" / "kernel"))
-from load_on_use import packages_to_load  # noqa: E402
+from specdec_kernel.load_on_use import packages_to_load  # noqa: E402
 
 ON_USE = {"specdec_lab.plotting": ["ipywidgets", "matplotlib"]}
 PLOT = ["ipywidgets", "matplotlib"]

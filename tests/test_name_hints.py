@@ -1,4 +1,4 @@
-"""site/lab/kernel/name_hints.py in this CPython's IPython, with what the build takes from the lab's
+"""site/lab/kernel/specdec_kernel/name_hints.py in this CPython's IPython, with what the build takes from the lab's
 notebooks (site/lab/builder/contents.py name_hints): a cell that uses a name the notebook's first cell
 binds, run before that cell, ends its NameError traceback with one line saying to run the first
 cell; a learner's typo, a NameError inside a module's function and an UnboundLocalError keep the
@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site" / "lab" / "kernel"))
 sys.path.insert(0, str(ROOT / "site"))
-import name_hints  # noqa: E402  (site/lab/kernel/name_hints.py: plain Python, run inside Pyodide)
+from specdec_kernel import name_hints  # noqa: E402  (plain Python, run inside Pyodide)
 from lab.builder import contents  # noqa: E402
 from support.site import lab_pages  # noqa: E402
 

@@ -278,7 +278,7 @@ def test_the_other_notebooks_stored_outputs_match_the_current_code(name):
 @pytest.mark.parametrize("path", sorted(NOTEBOOK.parent.glob("*.ipynb")), ids=lambda p: p.name)
 def test_a_displayed_float_is_stored_as_the_lab_shows_it(path):
     """CPython's kernel stores a displayed float as the lab's kernel shows it, with at most 12
-    significant digits (site/lab/kernel/float_display.py; notebooks/execute.py installs it): lesson 1's
+    significant digits (site/lab/kernel/specdec_kernel/float_display.py; notebooks/execute.py installs it): lesson 1's
     crossover reads 28.6606666667, not 28.66066666666667. Printed text is the cell's own."""
     import nbformat
 

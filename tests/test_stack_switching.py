@@ -51,8 +51,8 @@ def js_uses(source: str, where: str) -> list[str]:
 
 def course_python() -> dict[str, str]:
     """Every piece of Python the course runs in the kernel: the package, the notebooks' code
-    cells (IPython's magics aside), site/lab's modules (load_on_use.py runs in the kernel), and
-    the Python inside the kernel's loader."""
+    cells (IPython's magics aside) and site/lab's modules (specdec_kernel runs in the kernel; its
+    loader holds no Python)."""
     sources = {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
                for p in sorted((ROOT / "src" / "specdec_lab").rglob("*.py"))}
     sources.update({str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
@@ -64,15 +64,12 @@ def course_python() -> dict[str, str]:
                 source = "".join(cell["source"])
                 sources[f"{path.name} cell {i}"] = "\n".join(
                     line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
-    loader = (ROOT / "site" / "lab" / "kernel" / "pyodide-loader.js").read_text(encoding="utf-8")
-    for name, python in re.findall(r"const (\w+) = `(.*?)`;", loader, flags=re.S):
-        sources[f"pyodide-loader.js {name}"] = python
     return sources
 
 
 def test_the_course_calls_nothing_that_needs_stack_switching():
     pieces = course_python()
-    assert len([k for k in pieces if "cell" in k]) > 20 and "pyodide-loader.js IMPORT_FROM_WHEEL" in pieces
+    assert len([k for k in pieces if "cell" in k]) > 20 and "site/lab/kernel/specdec_kernel/wheel_import.py" in pieces
     found = [use for where, source in pieces.items() for use in python_uses(source, where)]
     scripts = sorted((ROOT / "site" / "lab").rglob("*.js")) + sorted((ROOT / "site" / "assets").glob("*.js"))
     found += [use for path in scripts for use in js_uses(path.read_text(encoding="utf-8"), path.name)]

@@ -1,4 +1,4 @@
-"""site/lab/kernel/stand_ins.py, in this CPython, on made-up modules: a stand-in answers the first import of
+"""site/lab/kernel/specdec_kernel/stand_ins.py, in this CPython, on made-up modules: a stand-in answers the first import of
 its module without importing the real one; a name it holds calls the real module when used; any
 other name is the real module's as soon as it can be imported, the fallback (or a clear error)
 until then. The kernel's own stand-ins (sqlite3, IPython.terminal.embed) run in Pyodide in
@@ -13,7 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site" / "lab" / "kernel"))
-import stand_ins  # noqa: E402  (site/lab/kernel/stand_ins.py: plain Python, run inside Pyodide)
+from specdec_kernel import stand_ins  # noqa: E402  (plain Python, run inside Pyodide)
 
 pytestmark = pytest.mark.fast
 

@@ -146,7 +146,7 @@ def press_keys_through_the_start(lab, focus, press, after_ready: float = 2.0, ti
 # whose lines come from the same archive, read with a synchronous request from the kernel's worker;
 # then numpy.fft, whose extension module (WebAssembly) comes later too and is linked as Python
 # imports it (dlopen of a file Pyodide did not load with numpy). And the stand-ins of the kernel's
-# start (site/lab/kernel/stand_ins.py): prompt_toolkit never imported; sqlite3, not loaded at start,
+# start (site/lab/kernel/specdec_kernel/stand_ins.py): prompt_toolkit never imported; sqlite3, not loaded at start,
 # loaded by the cell's import and working.
 LATER_PROBE = r"""
 import json, sys, traceback

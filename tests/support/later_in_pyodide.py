@@ -1,5 +1,5 @@
 # Run in Pyodide under Node.js by tests/test_lab_build.py (site/lab/node/run_in_pyodide.mjs, which
-# installs site/lab/kernel/later_import.py as the kernel's loader does in the browser):
+# installs site/lab/kernel/specdec_kernel/later_import.py as the kernel's loader does in the browser):
 #     sys.argv = [this, modules.json, output.json]
 # With the kernel's start packages loaded, imports each of modules.json's modules (which only a
 # .later.zip holds; an extension module among them), raises through the standard library and numpy, and writes where each module
@@ -30,7 +30,7 @@ for name, fail in [("json", lambda: json.loads("{bad")), ("numpy", lambda: numpy
         seen["tracebacks"][name] = traceback.format_exc()
 seen["source"] = inspect.getsource(json.dumps)
 seen["fft"] = numpy.fft.fft([1.0, 2.0, 3.0, 4.0]).real.tolist()
-# IPython's start met the stand-ins (site/lab/kernel/stand_ins.py): no terminal, no sqlite3 package; a
+# IPython's start met the stand-ins (site/lab/kernel/specdec_kernel/stand_ins.py): no terminal, no sqlite3 package; a
 # cell's `import sqlite3` loads the package (as Pyodide loads a cell's imports), then it is real
 seen["terminal_imported"] = sorted(m for m in sys.modules if m.startswith(("prompt_toolkit", "IPython.terminal.embed")) and not getattr(sys.modules[m], "__stand_in__", False))
 seen["sqlite3_stand_in"] = getattr(sys.modules.get("sqlite3"), "__stand_in__", False)

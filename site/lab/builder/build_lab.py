@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -34,18 +35,39 @@ def load_config() -> dict:
 
 
 def project_wheel(out: Path, project: Path = ROOT) -> Path:
-    """specdec_lab as a wheel (`pip wheel --no-deps .`), built fresh each time; the same sources
-    give the same bytes (SOURCE_DATE_EPOCH), so an unchanged package keeps its cached bytecode and
-    the browser keeps its cached Pyodide folder. (`project`: another copy of the project, for tests.)"""
-    for old in out.glob("specdec_lab-*.whl"):
+    """specdec_lab as a wheel (`project`: another copy of the project, for tests)."""
+    return wheel_of(project, out)
+
+
+def wheel_of(source: Path, out: Path) -> Path:
+    """The Python project at `source` as a wheel in `out` (`pip wheel --no-deps`), built fresh each
+    time; the same sources give the same bytes (SOURCE_DATE_EPOCH), so an unchanged package keeps
+    its cached bytecode and the browser keeps its cached Pyodide folder."""
+    stem = distribution_name(source).replace("-", "_")
+    for old in out.glob(f"{stem}-*.whl"):
         old.unlink()
-    for folder in [*(project / "build").glob("lib"), *(project / "build").glob("bdist.*")]:
-        shutil.rmtree(folder)    # setuptools' own build folders: a file gone from src/ would stay in them
+    for folder in [*(source / "build").glob("lib"), *(source / "build").glob("bdist.*")]:
+        shutil.rmtree(folder)    # setuptools' own build folders: a file gone from the sources would stay in them
     env = {**os.environ, "SOURCE_DATE_EPOCH": "315532800"}   # 1980-01-01, the oldest a zip can say
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(project),
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", str(source),
                     "-w", str(out)], check=True, env=env)
-    (wheel,) = out.glob("specdec_lab-*.whl")
+    (wheel,) = out.glob(f"{stem}-*.whl")
     return wheel
+
+
+def kernel_wheel(out: Path) -> Path:
+    """specdec_kernel (site/lab/kernel/) as a wheel, built from a copy: setuptools leaves its
+    build/ and .egg-info folders beside the sources it builds."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "kernel"
+        shutil.copytree(KERNEL, copy, ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info", "*.js"))
+        return wheel_of(copy, out)
+
+
+def distribution_name(source: Path) -> str:
+    """The lock name of the Python project at `source` (its pyproject.toml's project.name)."""
+    pyproject = tomllib.loads((source / "pyproject.toml").read_text(encoding="utf-8"))
+    return pyodide_dist.normalize(pyproject["project"]["name"])
 
 
 KERNEL_EXTENSION = "@jupyterlite/pyodide-kernel-extension"
@@ -69,7 +91,9 @@ def extension_wheels(names: list[str]) -> list[Path]:
 
 
 def kernel_wheels(cfg: dict, build: Path) -> list[tuple[Path, dict]]:
-    """The wheels to register in the lock, each with its wheel_entry options."""
+    """The wheels to register in the lock, each with its wheel_entry options: the kernel's own
+    (runtime.toml [lock]), the lab's part of the kernel (specdec_kernel, site/lab/kernel/), which
+    the kernel's loader loads first, and the project's, last."""
     wheels = [(wheel, {}) for wheel in extension_wheels(cfg["lock"]["kernel_extension"])]
     for line in cfg["lock"]["pypi"]:
         requirement, sha256 = line.split()
@@ -82,14 +106,19 @@ def kernel_wheels(cfg: dict, build: Path) -> list[tuple[Path, dict]]:
             old.unlink()
         _, split = split_wheel.split_out(project, part["folder"], name, split_dir)
         wheels.append((split, {"data_only": True}))
+    wheels.append((kernel_wheel(build / "wheels" / "kernel"), {}))
     wheels.append((project, {}))
     return wheels
 
 
 def project_name() -> str:
     """The project's lock name (pyproject.toml's project.name)."""
-    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    return pyodide_dist.normalize(pyproject["project"]["name"])
+    return distribution_name(ROOT)
+
+
+def kernel_package() -> str:
+    """The lock name of the lab's part of the kernel (site/lab/kernel/pyproject.toml)."""
+    return distribution_name(KERNEL)
 
 
 def loaded_on_use(cfg: dict, pyodide: Path) -> dict[str, list[str]]:
@@ -156,16 +185,16 @@ def stage(build: Path, notebooks: Path, cfg: dict) -> Path:
 
 
 def later_archives(lite: Path, pyodide_dir: Path, cfg: dict, project: str) -> dict[str, str]:
-    """The archives Python fetches as the kernel starts (the standard library and the wheels
-    jupyter-lite.json preloads, with their dependencies) and before a cell first uses a module of
+    """The archives Python fetches as the kernel starts (the standard library, the lab's part of
+    the kernel and the wheels jupyter-lite.json preloads, with their dependencies) and before a cell first uses a module of
     [kernel.loaded_on_use] (matplotlib, ipywidgets ...), file name -> how Python reads it
     (site/lab/builder/later.py); not the project's wheel, whose sources stay, nor its split-out data."""
     lock_data = json.loads((pyodide_dir / pyodide_dist.LOCK).read_text())
     entries = {pyodide_dist.normalize(k): v for k, v in lock_data["packages"].items()}
     from_zip = {pyodide_dist.normalize(n) for n in cfg["kernel"]["zip_imported"]}
     own = {pyodide_dist.normalize(n) for n in [project, *cfg["kernel"].get("split_out", {})]}
-    roots = preload_list(lite / "jupyter-lite.json") + [p for packages in loaded_on_use(cfg, pyodide_dir).values()
-                                                        for p in packages]
+    roots = preload_list(lite / "jupyter-lite.json") + [kernel_package()] + \
+        [p for packages in loaded_on_use(cfg, pyodide_dir).values() for p in packages]
     archives = {bytecode.STDLIB: "stdlib"}
     for key in pyodide_dist.closure(lock_data, roots):
         if key not in own and entries[key]["file_name"].endswith(".whl"):
@@ -238,41 +267,44 @@ def pyodide_dir(lab: Path) -> Path:
 
 
 PYODIDE_LOADER = "pyodide-loader.js"
-LOAD_ON_USE = "load_on_use.py"     # run by the loader (and the import profile) inside Pyodide
-LATER_IMPORT = "later_import.py"   # run by the loader (and site/lab/node/run_in_pyodide.mjs) inside Pyodide
-STAND_INS = "stand_ins.py"         # the same
-NAME_HINTS = "name_hints.py"       # the same (the loader only)
-NAME_HINTS_FILE = "specdec-name-hints.json"   # what name_hints.py needs of the notebooks, beside them
-FLOAT_DISPLAY = "float_display.py"  # the loader's, and CPython's kernel's in notebooks/execute.py
+NAME_HINTS_FILE = "specdec-name-hints.json"   # what specdec_kernel.name_hints needs of the notebooks, beside them
+FLOAT_DISPLAY = KERNEL / "specdec_kernel" / "float_display.py"   # CPython's kernel runs it too (notebooks/execute.py)
+CONFIG_PLACE = '["CONFIG"]'
+
+
+def loader_config(out: Path, cfg: dict) -> dict:
+    """The one JSON object the kernel's loader holds (its CONFIG) and gives specdec_kernel.start:
+    the lab's part of the kernel (a lock name), runtime.toml's [kernel] not_loaded (with
+    loaded_on_import), zip_imported and loaded_on_use (with the packages each module needs),
+    later.json, the files fetched once the start's are in, and the path from the Pyodide folder
+    to specdec-name-hints.json (outside that content-addressed folder: a notebook's edit must not
+    rename it)."""
+    folder = pyodide_dir(out)
+    return {"package": kernel_package(), "not_loaded": kept_out_at_start(cfg),
+            "zip_imported": cfg["kernel"]["zip_imported"], "loaded_on_use": loaded_on_use(cfg, folder),
+            "later": json.loads((folder / later.INDEX).read_text()) if (folder / later.INDEX).exists() else [],
+            "after_start": after_start(out, cfg),
+            "name_hints_file": os.path.relpath(out / NAME_HINTS_FILE, folder).replace(os.sep, "/")}
+
+
+def built_loader_config(folder: Path) -> dict:
+    """The CONFIG of the loader built into the Pyodide folder `folder`."""
+    script = (folder / PYODIDE_LOADER).read_text(encoding="utf-8")
+    return json.loads(re.search(r"^  const CONFIG = (.*);$", script, flags=re.M)[1])
 
 
 def add_pyodide_loader(out: Path, cfg: dict) -> None:
-    """The kernel loads Pyodide through site/lab/kernel/pyodide-loader.js, put beside pyodide.js with
-    runtime.toml's [kernel] not_loaded, zip_imported and loaded_on_use (with the packages, and
-    site/lab/kernel/load_on_use.py's source), later.json with site/lab/kernel/later_import.py's source,
-    site/lab/kernel/stand_ins.py's source, site/lab/kernel/name_hints.py's (what it needs of the lab's
-    notebooks, files/*.ipynb, goes to specdec-name-hints.json beside them, outside the
-    content-addressed Pyodide folder: a notebook's edit must not rename it), and site/lab/kernel/float_display.py's, filled in; jupyter-lite.json's
-    loadPyodideOptions.packages names the not_loaded ones too, so that the kernel does not install
-    them itself (it would install jedi)."""
+    """The kernel loads Pyodide through site/lab/kernel/pyodide-loader.js, put beside pyodide.js
+    with its CONFIG (loader_config) and Pyodide's pyodide.js filled in; what specdec_kernel.name_hints
+    needs of the lab's notebooks (files/*.ipynb) goes to specdec-name-hints.json beside them.
+    jupyter-lite.json's loadPyodideOptions.packages names the not_loaded ones too, so that the
+    kernel does not install them itself (it would install jedi)."""
     not_loaded = cfg["kernel"]["not_loaded"]
     folder = pyodide_dir(out)
     script = (KERNEL / PYODIDE_LOADER).read_text(encoding="utf-8")
-    fill = {"not_loaded": kept_out_at_start(cfg), "zip_imported": cfg["kernel"]["zip_imported"],
-            "loaded_on_use": loaded_on_use(cfg, folder),
-            "load_on_use_source": (KERNEL / LOAD_ON_USE).read_text(encoding="utf-8"),
-            "later": json.loads((folder / later.INDEX).read_text()) if (folder / later.INDEX).exists() else [],
-            "later_source": (KERNEL / LATER_IMPORT).read_text(encoding="utf-8"),
-            "stand_ins_source": (KERNEL / STAND_INS).read_text(encoding="utf-8"),
-            "name_hints_file": os.path.relpath(out / NAME_HINTS_FILE, folder).replace(os.sep, "/"),
-            "name_hints_source": (KERNEL / NAME_HINTS).read_text(encoding="utf-8"),
-            "float_display_source": (KERNEL / FLOAT_DISPLAY).read_text(encoding="utf-8"),
-            "after_start": after_start(out, cfg)}
-    for key, value in fill.items():
-        placeholder = f'["{key.upper()}"]'
-        if script.count(placeholder) != 1:
-            raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到要填入 {key} 的位置")
-        script = script.replace(placeholder, json.dumps(value, ensure_ascii=False))
+    if script.count(CONFIG_PLACE) != 1:
+        raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到要填入 CONFIG 的位置")
+    script = script.replace(CONFIG_PLACE, json.dumps(loader_config(out, cfg), ensure_ascii=False))
     if script.count(PYODIDE_JS_PLACE) != 1:
         raise fetch.BuildError(f"{PYODIDE_LOADER}: 找不到放 pyodide.js 的位置")
     script = script.replace(PYODIDE_JS_PLACE, pyodide_js_inline(folder))
@@ -328,8 +360,8 @@ def content_address_pyodide(out: Path) -> None:
 
 
 def write_boot_manifest(out: Path, fetched_after_start: list[str] = ()) -> None:
-    """specdec-boot.json: the files Python fetches as it starts (the core and the packages
-    jupyter-lite.json preloads, with their dependencies), those the loader fetches once it has
+    """specdec-boot.json: the files Python fetches as it starts (the core, the lab's part of the
+    kernel and the packages jupyter-lite.json preloads, with their dependencies), those the loader fetches once it has
     started ("after_start": what a lab's offline copy keeps, site/offline/) and every package's size, so the page
     script can say how many megabytes are on their way; and for each import name of a package
     not loaded at start, the packages its first import brings (`import specdec_lab` loads
@@ -341,7 +373,7 @@ def write_boot_manifest(out: Path, fetched_after_start: list[str] = ()) -> None:
     core = sorted(p.name for p in pyodide.iterdir() if p.is_file() and p.suffix not in (".whl", ".zip")
                   and p.name not in (later.INDEX, "pyodide.js") or p.name == "python_stdlib.zip")
     # (the loader holds later.json and pyodide.js)
-    files = core + [entries[n]["file_name"] for n in at_start]
+    files = core + [entries[n]["file_name"] for n in [kernel_package(), *at_start]]   # the loader loads the first
     sizes = {e["name"].lower(): (pyodide / e["file_name"]).stat().st_size for e in entries.values()}
 
     def named(keys) -> list[str]:     # lock keys -> the names "packages" and Pyodide's log use
@@ -356,8 +388,8 @@ def write_boot_manifest(out: Path, fetched_after_start: list[str] = ()) -> None:
         "after_start": list(fetched_after_start),
         "packages": sizes,
         "at_start": named(at_start),
-        "imports": {name: brought_by(key) for key, e in entries.items() if key not in at_start
-                    for name in e.get("imports", [])},
+        "imports": {name: brought_by(key) for key, e in entries.items()
+                    if key not in at_start and key != kernel_package() for name in e.get("imports", [])},
     }
     (out / "specdec-boot.json").write_text(json.dumps(manifest, indent=1))
 

@@ -36,8 +36,6 @@ from lab.builder.pyodide_dist import LOCK, normalize
 LAB = Path(__file__).parent.parent
 RUNNER = LAB / "node" / "run_in_pyodide.mjs"
 PROFILE = LAB / "node" / "import_profile.py"
-LOAD_ON_USE = LAB / "kernel" / "load_on_use.py"   # the profile runs it as the kernel's loader does
-STAND_INS = LAB / "kernel" / "stand_ins.py"       # run_in_pyodide.mjs installs them as the loader does
 COMPILE = LAB / "node" / "add_bytecode.py"
 STDLIB = "python_stdlib.zip"
 STDLIB_PATH = "/lib/python312.zip/"                 # where Pyodide puts the standard library
@@ -47,7 +45,7 @@ SITE_PACKAGES = "/lib/python3.12/site-packages/"
 def recipe_digest() -> str:
     """Changes whenever the way bytecode is made changes (then nothing cached is used)."""
     digest = hashlib.sha256()
-    for path in (RUNNER, PROFILE, COMPILE, LOAD_ON_USE, STAND_INS):
+    for path in (RUNNER, PROFILE, COMPILE):   # (specdec_kernel, which they load: a wheel of the lock)
         digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

@@ -74,7 +74,7 @@ def first_cell_names(notebook: dict) -> dict[str, str]:
 
 
 def name_hints(notebooks: list[Path]) -> dict:
-    """What site/lab/kernel/name_hints.py needs of the lab's notebooks, by file name: "first_cells",
+    """What site/lab/kernel/specdec_kernel/name_hints.py needs of the lab's notebooks, by file name: "first_cells",
     first_cell_names; "cells", the ids of its cells."""
     first_cells, cells = {}, {}
     for path in notebooks:

@@ -16,7 +16,7 @@ figure: matplotlib, pillow, ipywidgets ...) still carry, for nothing then:
     by Python's import as any extension module is (dlopen, from the file system).
 This step moves those members of each such archive into `<archive>.later.zip` beside it and
 writes later.json, which lists them; the kernel's Pyodide loader fetches a later archive the
-first time Python wants one of its modules or a source line from it (site/lab/kernel/later_import.py).
+first time Python wants one of its modules or a source line from it (site/lab/kernel/specdec_kernel/later_import.py).
 The project's own wheel keeps its sources (its tracebacks are the lessons' own).
 
 A start archive keeps every other member as it was (name, date, compression, bytes), in order; a

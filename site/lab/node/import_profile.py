@@ -7,7 +7,7 @@ Loads the packages the kernel preloads (PACKAGES.json, from jupyter-lite.json), 
 kernel's worker imports at start (piplite, pyodide_kernel), runs every code cell of NOTEBOOK
 through the kernel (which loads what the cells import, and, as the kernel's loader does in the
 browser, the packages of ON_USE.json's modules before a cell that uses them:
-site/lab/kernel/load_on_use.py), imports MODULES.json's modules (what the kernel imports in a
+specdec_kernel.load_on_use), imports MODULES.json's modules (what the kernel imports in a
 browser only: runtime.toml [bytecode] also_imported), and writes the sorted paths of every
 module file imported, or looked for and found (an import that raised ImportError), to OUT.json, with the cells that failed (a run without a browser may lack
 something a cell needs; this is only about imports).
@@ -20,6 +20,7 @@ import importlib.machinery
 
 import pyodide_js
 from pyodide.ffi import to_js
+from specdec_kernel.load_on_use import packages_to_load   # loaded by run_in_pyodide.mjs
 
 # every module Python looked for, found or not: one whose import failed (dateutil.tz.win, tried
 # in a try/except) is looked for again on every page, so it is compiled and stays at start too
@@ -36,15 +37,12 @@ import pyodide_kernel.kernel  # noqa: E402
 kernel = pyodide_kernel.kernel_instance
 with open(on_use_file) as f:
     on_use = json.load(f)
-load_on_use = {}
-with open(os.path.join(os.path.dirname(sys.argv[0]), "..", "kernel", "load_on_use.py"), encoding="utf-8") as f:
-    exec(f.read(), load_on_use)
 from_imports = pyodide_kernel.kernel._load_packages_from_imports
 
 
 async def load_packages(code):
     await from_imports(code)
-    wanted = load_on_use["packages_to_load"](code, on_use, kernel.interpreter.user_ns)
+    wanted = packages_to_load(code, on_use, kernel.interpreter.user_ns)
     if wanted:
         await pyodide_js.loadPackage(to_js(wanted))
 pyodide_kernel.kernel._load_packages_from_imports = load_packages

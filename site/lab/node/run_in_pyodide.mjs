@@ -12,22 +12,22 @@ const require = createRequire(import.meta.url);
 const { loadPyodide } = require(path.join(path.resolve(dist), "pyodide.js"));
 const pyodide = await loadPyodide({ indexURL: path.resolve(dist) + "/" });
 pyodide.mountNodeFS("/host", "/");
-// as the kernel's loader does in the browser (site/lab/kernel/pyodide-loader.js): the modules and
-// sources that site/lab/builder/later.py moved out of the start archives come from their .later.zip
+// as the kernel's loader does in the browser (site/lab/kernel/pyodide-loader.js), the lab's part of
+// the kernel (specdec_kernel, a wheel of the lock: site/lab/kernel/pyproject.toml) brings back the
+// modules and sources that site/lab/builder/later.py moved out of the start archives from their
+// .later.zip (read as files here), and gives IPython's imports of sqlite3 and its terminal their
+// stand-ins
+await pyodide.loadPackage("specdec-kernel", { messageCallback() {} });
+const kernel = pyodide.pyimport("specdec_kernel");
 const later = path.join(path.resolve(dist), "later.json");
 if (existsSync(later)) {
-  const globals = pyodide.toPy({ archives: JSON.parse(readFileSync(later, "utf8")),
-                                 base: "/host" + path.resolve(dist) + "/" });
-  pyodide.runPython(readFileSync(new URL("../kernel/later_import.py", import.meta.url), "utf8")
-                    + "\ninstall(archives, lambda name: open(base + name, 'rb').read())\n", { globals });
-  globals.destroy();
+  const archives = pyodide.toPy(JSON.parse(readFileSync(later, "utf8")));
+  const read = kernel.later_import.from_folder("/host" + path.resolve(dist) + "/");
+  kernel.later_import.install(archives, read).destroy();
+  archives.destroy();
+  read.destroy();
 }
-// and IPython's imports of sqlite3 and its terminal get their stand-ins (site/lab/kernel/stand_ins.py)
-{
-  const globals = pyodide.toPy({});
-  pyodide.runPython(readFileSync(new URL("../kernel/stand_ins.py", import.meta.url), "utf8") + "\ninstall()\n", { globals });
-  globals.destroy();
-}
-pyodide.runPython("import sys");
-pyodide.globals.get("sys").argv = pyodide.toPy([script, ...args].map((p) => "/host" + path.resolve(p)));
+kernel.stand_ins.install().destroy();
+kernel.destroy();
+pyodide.pyimport("sys").argv = pyodide.toPy([script, ...args].map((p) => "/host" + path.resolve(p)));
 await pyodide.runPythonAsync(readFileSync(script, "utf8"), { filename: "/host" + path.resolve(script) });

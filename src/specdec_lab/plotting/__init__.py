@@ -46,7 +46,7 @@ _HOME = {
 }
 _MODULE_OF = {name: module for module, names in _HOME.items() for name in names}
 # what the figure modules import beyond numpy (the wheel's "plot" extra); in the 實驗場 they are
-# loaded before the first cell that uses this module's contents (site/lab/kernel/load_on_use.py)
+# loaded before the first cell that uses this module's contents (site/lab/kernel/specdec_kernel/load_on_use.py)
 _NEEDS = ("matplotlib", "ipywidgets")
 
 

@@ -16,8 +16,8 @@ but the kernel never uses, so that Python neither fetches nor imports what they 
 A stand-in answers only the first import of its module (the kernel's start); a name it does not
 hold is looked up in the real module, imported then (the stand-in leaves sys.modules), and if the
 real module cannot be imported yet, the stand-in's fallback for that name is given, or an
-AttributeError that says what to do. The kernel's Pyodide loader (site/lab/kernel/pyodide-loader.js)
-and the build's import profile (site/lab/node/run_in_pyodide.mjs) run this before Python imports
+AttributeError that says what to do. specdec_kernel.start (for the kernel's Pyodide loader) and
+the build's import profile (site/lab/node/run_in_pyodide.mjs) install them before Python imports
 anything of the kernel. Plain Python, tested in CPython (tests/test_stand_ins.py).
 """
 from __future__ import annotations

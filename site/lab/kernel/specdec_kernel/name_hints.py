@@ -11,7 +11,7 @@ line), so it is part of the traceback the kernel sends: a line printed after sho
 come first in the lab, where pyodide_kernel sends the traceback once the cell has ended.
 
 Which names, per notebook, comes from the lab's notebooks at build time (site/lab/builder/contents.py
-first_cell_names, filled into the loader by site/lab/builder/build_lab.py), with the id of every cell, so
+name_hints, the lab's specdec-name-hints.json, which the loader reads), with the id of every cell, so
 that the cell being run (JupyterLab sends its id with the request) says which notebook it is in.
 A cell of unknown id (one the learner added) gets the hint for a name every notebook's first cell
 binds, and for another the notebooks whose first cell binds it, by name. Nothing else gets a hint:
@@ -26,8 +26,8 @@ right under it. A wrong file uploaded to your-gpu's bench cell had shown 26 line
 package's source first, on a phone taller than the screen, with the explanation at the very end.
 An error raised anywhere else (numpy, Python, the learner's own function) keeps its whole traceback.
 
-The kernel's Pyodide loader (site/lab/kernel/pyodide-loader.js) runs this once the kernel has started,
-before any cell, and calls install(shell, first_cells, cells). No imports. Plain Python, tested
+Kernel.started (this package's __init__) calls install(shell, first_cells, cells) once the kernel
+has started, before any cell. No imports. Plain Python, tested
 in CPython's IPython (tests/test_name_hints.py); CPython's own runs of the notebooks
 (notebooks/execute.py) never install it.
 """

@@ -9,9 +9,10 @@ module, bound by an earlier cell or by an import in the same cell), `specdec_lab
 `from specdec_lab.plotting import …`, `import specdec_lab.plotting.figures`. Importing the module
 itself does not count (`from specdec_lab import plotting` is quick: it imports no matplotlib).
 
-The kernel's Pyodide loader (site/lab/kernel/pyodide-loader.js, in the browser) and the build's import
-profile (site/lab/node/import_profile.py, under Node.js) both run this file's source and call
-packages_to_load(code, on_use, namespace) before each cell. Plain Python, tested in CPython.
+The kernel's Pyodide loader (site/lab/kernel/pyodide-loader.js, in the browser, through
+Kernel.packages_for) and the build's import profile (site/lab/node/import_profile.py, under
+Node.js) both call packages_to_load(code, on_use, namespace) before each cell. Plain Python,
+tested in CPython (tests/test_load_on_use.py).
 """
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ and f-strings are not touched, nor numpy's numbers and arrays (they print themse
 digits are far more than any number of the course means and far fewer than the 17 where a
 floating-point error shows; the learner still gets a float (`1.0`, not `1`).
 
-The kernel's Pyodide loader (site/lab/kernel/pyodide-loader.js) runs this once the kernel has started,
-before any cell, and calls install(shell); notebooks/execute.py has CPython's kernel do the same
+Kernel.started (this package's __init__) calls install(shell) once the kernel has started, before
+any cell; notebooks/execute.py has CPython's kernel do the same
 before it runs a notebook, so the outputs stored in the notebooks read as the lab shows them.
 No imports. Plain Python, tested in CPython's IPython (tests/test_float_display.py).
 """

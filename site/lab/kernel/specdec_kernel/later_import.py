@@ -12,8 +12,9 @@ back the moment they are wanted:
   - a source line a traceback, a warning or `inspect.getsource` asks for (through linecache)
     of a module that runs from bytecode is read from the same later part, fetched the same way.
 `read(name)` returns a later archive's bytes: in the browser a synchronous request from the
-kernel's worker (site/lab/kernel/pyodide-loader.js), under Node.js a file read. Plain Python, tested in
-CPython (tests/test_later.py).
+kernel's worker (over_http: a worker may make one; no WebAssembly stack switching, which Safari
+lacks, is involved), under Node.js a file read (from_folder: site/lab/node/run_in_pyodide.mjs).
+Plain Python, tested in CPython (tests/test_later.py).
 """
 from __future__ import annotations
 
@@ -105,3 +106,25 @@ def install(archives: list[dict], read, folder: str = FOLDER) -> Later:
         return updatecache(filename, module_globals) or later.source_lines(filename)
     linecache.updatecache = update_or_fetch
     return later
+
+
+def over_http(base: str):
+    """read(name): `base + name` fetched with a synchronous XMLHttpRequest (the kernel's worker)."""
+    def read(name: str) -> bytes:
+        from js import XMLHttpRequest
+        request = XMLHttpRequest.new()
+        request.open("GET", base + name, False)
+        request.responseType = "arraybuffer"
+        request.send()
+        if request.status != 200:
+            raise OSError(f"{base + name}: HTTP {request.status}")
+        return request.response.to_bytes()
+    return read
+
+
+def from_folder(base: str):
+    """read(name): the file `base + name` (a folder of the file system, or one Node.js mounts)."""
+    def read(name: str) -> bytes:
+        with open(base + name, "rb") as f:
+            return f.read()
+    return read
