@@ -63,7 +63,7 @@ def build_stock_lesson(out: Path = STOCK_LESSON) -> Path:
     course's wheels registered in its Pyodide lock (ipywidgets, comm, the project's wheel with its
     fonts and with the "plot" extra's requirements as dependencies, so `import specdec_lab` loads
     matplotlib and ipywidgets too): what stock JupyterLite needs to run the notebook unchanged."""
-    from lab import build_lab, fetch, lock
+    from lab.builder import build_lab, fetch, lock
     if page_load.stock_is_stale():
         page_load.build_stock()
     if out.exists():
@@ -86,7 +86,7 @@ def build_stock_lesson(out: Path = STOCK_LESSON) -> Path:
 
 
 def stock_lesson_is_stale(out: Path = STOCK_LESSON) -> bool:
-    from lab import fetch
+    from lab.builder import fetch
     stamp = out / ".notebook-sha256"
     return (page_load.stock_is_stale() or not stamp.exists()
             or stamp.read_text() != fetch.sha256_of(NOTEBOOK)
