@@ -1223,6 +1223,25 @@ def kernel_start_under_node(lab, script, *node_flags):
 
 
 @pytest.mark.build
+def test_the_kernels_files_hold_no_buffer_beyond_their_size(lab):
+    """Pyodide unpacks a wheel into MEMFS 64 KB at a time and MEMFS doubles a file's buffer as it
+    grows: a 700 KB font kept a 1 MB buffer, some 11 MB of the kernel worker's memory in lesson 1
+    (benchmarks/lab_memory.py). The loader cuts every buffer under /lib to its file's size once a
+    package is in. Here (under Node.js, the lab's own files: the kernel's packages at start, then
+    matplotlib as a cell's import loads it) no file keeps a byte of slack (without the loader's
+    change: megabytes), and what Python reads is the wheel's file: matplotlib's DejaVu Sans has
+    the wheel's bytes and draws."""
+    got = kernel_start_under_node(lab, "loader_files.mjs")
+    assert got["files"] > 300 and got["bytes"] > 20e6, got      # (588 files, 34 MB)
+    assert got["slack"] == 0, got
+    wheel = next(build_lab.pyodide_dir(lab).glob("matplotlib-*.whl"))
+    with zipfile.ZipFile(wheel) as z:
+        font = z.read("matplotlib/mpl-data/fonts/ttf/DejaVuSans.ttf")
+    assert got["font"] == hashlib.sha256(font).hexdigest()
+    assert got["drawn"] > 1000
+
+
+@pytest.mark.build
 def test_the_loader_holds_pyodides_own_loader_so_the_start_does_not_fetch_it(lab):
     """The kernel's worker fetched pyodide.js (15 KB) with importScripts as Python's start began;
     in WebKit a worker's request waits for the page's main thread, busy then with JupyterLab's

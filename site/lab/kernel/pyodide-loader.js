@@ -96,6 +96,31 @@
     CONFIG.after_start.reduce((previous, name) => previous.then(
       () => fetch(base + name).then((r) => r.arrayBuffer()).catch(() => {})), Promise.resolve());
   }
+  // Pyodide unpacks a wheel into its in-memory file system (MEMFS) 64 KB at a time, and MEMFS
+  // grows a file's buffer by doubling it (up to 1 MB, then by an eighth): a 700 KB font ends in a
+  // 1 MB buffer. Each file's buffer is cut to its size once a package is in: some 11 MB of the
+  // kernel worker's memory in lesson 1 (benchmarks/lab_memory.py). A file written to later grows
+  // again as before.
+  function filesTrimmedAfter(pyodide, method) {
+    const load = pyodide[method];
+    pyodide[method] = async function (...args) {
+      try { return await load.apply(this, args); } finally { trimFiles(pyodide.FS, "/lib"); trimFiles(pyodide.FS, "/usr/lib"); }
+    };
+  }
+  function trimFiles(FS, path) {
+    let folder;
+    try { folder = FS.lookupPath(path).node; } catch (error) { return; }
+    const todo = [folder];
+    while (todo.length) {
+      const node = todo.pop();
+      if (FS.isDir(node.mode) && !node.mounted && node.contents && typeof node.contents === "object") {
+        todo.push(...Object.values(node.contents));
+      } else if (FS.isFile(node.mode) && ArrayBuffer.isView(node.contents)
+                 && node.contents.length > node.usedBytes) {
+        node.contents = node.contents.slice(0, node.usedBytes);
+      }
+    }
+  }
   // specdec_kernel, from the lock, started with CONFIG: returns its Kernel (a PyProxy kept for good)
   async function startTheKernelsOwnPart(pyodide, base) {
     await pyodide.loadPackage(CONFIG.package, QUIETLY);
@@ -168,6 +193,8 @@
     librariesCompiledAtTheHeadOfTheQueue();
     const pyodide = await self.loadPyodide({ ...options, packages: [] });
     if (self.FinalizationRegistry.knowModule) self.FinalizationRegistry.knowModule(pyodide._module);
+    filesTrimmedAfter(pyodide, "loadPackage");
+    filesTrimmedAfter(pyodide, "loadPackagesFromImports");
     const kernel = await startTheKernelsOwnPart(pyodide, options.indexURL);
     if (packages.length) await pyodide.loadPackage(packages, QUIETLY);
     fetchAfterStart(options.indexURL);
