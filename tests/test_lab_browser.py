@@ -31,7 +31,7 @@ import pytest
 from specdec_lab import monte_carlo_check
 from support.cjk_lines import OPTIONS_IN_TOC
 from support.fonts_drawn import fonts_drawing
-from support.lab import PAINTED, ROOT, LabPage, serve_site, wait_until
+from support.lab import PAINTED, ROOT, LabPage, kernel_prints, kernel_says, serve_site, wait_until
 from support.lab_checks import (FOCUSED, IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, KEYS_IN_LESSON,
                                 LOOPING_AND_METER, START_SAMPLER, START_SAMPLES, broken_images,
                                 press_keys_through_the_start)
@@ -842,28 +842,6 @@ def test_a_lesson_painted_before_its_scripts_ran_starts_the_lab_before_the_theme
         assert order.get("frame", 1e9) < order["bundle"], order
     finally:
         context.close()
-
-
-def kernel_says(lab: LabPage, code: str) -> dict:
-    """`code` run in the lab's live kernel: what it prints ("printed", an error's name and value
-    too) and the plain text of each value it displays or returns ("shown")."""
-    return lab.in_app("""
-        return new Promise((done) => {
-          const future = nb.sessionContext.session.kernel.requestExecute({code: arg});
-          const got = {printed: '', shown: []};
-          future.onIOPub = (msg) => {
-            const type = msg.header.msg_type;
-            if (type === 'stream') got.printed += msg.content.text;
-            if (type === 'error') got.printed += msg.content.ename + ': ' + msg.content.evalue;
-            if (type === 'display_data' || type === 'execute_result') got.shown.push(msg.content.data['text/plain']);
-          };
-          future.done.then(() => done(got));
-        });""", code)
-
-
-def kernel_prints(lab: LabPage, code: str) -> str:
-    """What `code` prints when run in the lab's live kernel (an error's name and value too)."""
-    return kernel_says(lab, code)["printed"]
 
 
 ZIP_PROBE = r"""
