@@ -977,7 +977,7 @@ def test_the_first_figures_files_are_fetched_while_python_starts(browser, base_u
     """Once the start's files are in, the kernel's loader fetches the project's wheel and the first
     figure's (matplotlib & co.) into the HTTP cache, before any cell asks for them: a lab left
     alone (no cell run) asks for every one by the time Python is ready, or soon after."""
-    from test_lab_build import after_start_files
+    from support.site import after_start_files
     wanted = after_start_files(site / "lab")
     lab = LabPage.open(browser, base_url)
     try:

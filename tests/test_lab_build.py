@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site"))
 from lab.builder import build_lab, contents, fetch, later, lock, pyodide_dist  # noqa: E402
 from lab.builder.fetch import BuildError  # noqa: E402
+from support.site import after_start_files  # noqa: E402
 
 CFG = build_lab.load_config()
 
@@ -742,12 +743,6 @@ def test_the_packages_the_course_does_not_load_are_neither_loaded_nor_shipped(la
     assert "get_ipython().Completer.use_jedi = False" in loader
     boot = json.loads((lab / "specdec-boot.json").read_text())
     assert not dropped & {pyodide_dist.normalize(n) for n in boot["packages"]}
-
-
-def after_start_files(lab: Path) -> list[str]:
-    """The files the kernel's loader fetches once the start's are in (its AFTER_START)."""
-    loader = (build_lab.pyodide_dir(lab) / build_lab.PYODIDE_LOADER).read_text()
-    return json.loads(re.search(r"const AFTER_START = (\[.*?\]);", loader)[1])
 
 
 @pytest.mark.build

@@ -132,6 +132,6 @@ class EveryEngineLab(Engine):
 
     def test_a_module_and_a_source_line_that_come_later_arrive(self, lab_run):
         """A module only a .later.zip holds imports, and a traceback through the standard library
-        shows its lines (site/lab/later_import.py: a synchronous request from the kernel's worker,
+        shows its lines (site/lab/kernel/later_import.py: a synchronous request from the kernel's worker,
         which Firefox and WebKit allow, as they must: no WebAssembly stack switching in WebKit)."""
         assert later_fetched(kernel_prints(lab_run["lab"], LATER_PROBE)) == []
