@@ -26,8 +26,8 @@ from support.every_engine import SHOTS, EveryEngineLab, EveryEnginePage
 from support.lab import EngineLab, wait_until
 from support.lab_checks import IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, press_keys_through_the_start
 from support.lesson import (LAB_PAGES, LABELS, LESSON_PAGES, QUIZ_STATE, answer_by_keys, answered, check_round,
-                            mounted, option, rounds_drawn, toy_cells_overflowing, toy_round,
-                            wait_for_motion_to_end)
+                            mounted, option, round_at_alpha_one, rounds_drawn, toy_cells_overflowing,
+                            toy_round, wait_for_motion_to_end)
 from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, build_site
 
 pytestmark = pytest.mark.browser
@@ -190,10 +190,7 @@ def test_toy_answers_keys(open_page):
     assert page.evaluate("() => document.querySelector('.sd-toy__slider').value") == "0.75"
     assert "還沒抽" in toy_round(page)["tally"]
     assert f"= {expected_tokens(0.75, 5):.2f}" in toy_round(page)["tally"]
-    page.press("End")                                      # α = 1: every guess is accepted
-    page.focus(".sd-toy .sd-toy__draw")
-    page.press("Enter")
-    r = toy_round(page)
+    r = round_at_alpha_one(page)                           # every guess is accepted
     assert r["states"] == ["accept"] * 5 and r["produced"] == 6 and r["plus"] == "bonus"
     page.focus(".sd-toy .sd-toy__slider")
     page.press("Home")                                     # α = 0: the first guess is rejected

@@ -33,8 +33,8 @@ from support.every_engine import SHOTS, EveryEngineLab, EveryEnginePage
 from support.lab import TIMELINE, EngineLab, kernel_prints, wait_until
 from support.lab_checks import IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, START_SAMPLER, START_SAMPLES, STREAM_TEXTS
 from support.lesson import (LAB_FOLDED, LAB_PAGES, LAB_SHOWN, LABELS, LESSON_PAGES, answer_by_keys,
-                            answered, check_round, mounted, option, rounds_drawn, toy_round,
-                            wait_for_motion_to_end)
+                            answered, check_round, mounted, option, round_at_alpha_one, rounds_drawn,
+                            toy_round, wait_for_motion_to_end)
 from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, build_site
 from support.webkit import PageCrashed, jsc_segfaults
 
@@ -164,10 +164,7 @@ def test_toy_answers_clicks_and_keys(open_page):
     page.press("ArrowRight")
     assert page.evaluate("() => document.querySelector('.sd-toy__slider').value") == "0.75"
     assert f"= {expected_tokens(0.75, 5):.2f}" in toy_round(page)["tally"]
-    page.press("End")                                      # α = 1: every guess is accepted
-    page.focus(".sd-toy .sd-toy__draw")
-    page.press("Enter")
-    r = toy_round(page)
+    r = round_at_alpha_one(page)                           # every guess is accepted
     assert r["states"] == ["accept"] * 5 and r["produced"] == 6 and r["plus"] == "bonus"
     page.evaluate("() => document.querySelector('.sd-toy').scrollIntoView()")
     wait_for_motion_to_end(page)

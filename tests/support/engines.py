@@ -16,6 +16,7 @@ background tabs and request proxy, Playwright's locators and CDP in the Chromium
 from __future__ import annotations
 
 import contextlib
+import subprocess
 from pathlib import Path
 from typing import Callable, Protocol
 from urllib.parse import urlsplit
@@ -56,6 +57,18 @@ def wait_for(page: Page, predicate_js: str, timeout: float, what: str, arg=None,
     """The truthy value of `predicate_js` in the page, polled until `timeout` seconds; else a
     TimeoutError that says `what` it waited for."""
     return wait_until(lambda: page.evaluate(predicate_js, arg), timeout, step=step, what=what)
+
+
+def stop(process: subprocess.Popen, grace: float, terminate: bool = True) -> None:
+    """End a driver's child process: SIGTERM (unless told it is already ending), `grace` seconds
+    to exit, then SIGKILL."""
+    if terminate:
+        process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
 
 
 # --------------------------------------------------------------------------- Chromium

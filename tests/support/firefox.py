@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from .engines import stop
+
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "firefox.mjs"
@@ -214,11 +216,7 @@ class Firefox:
     def close(self):
         with contextlib.suppress(Exception):
             self.command("quit", timeout=30, what="closing Firefox")
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop(self.process, 30, terminate=False)        # (quit ends it)
         self.proxy.shutdown()
         self.proxy.server_close()
         self._stderr.close()

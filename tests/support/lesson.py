@@ -104,6 +104,15 @@ def rounds_drawn(page) -> int:
     return int(match.group(1)) if match else 0
 
 
+def round_at_alpha_one(page) -> dict:
+    """With the toy's slider focused: End (α = 1, every guess accepted), then a round drawn with
+    Enter; that round."""
+    page.press("End")
+    page.focus(".sd-toy .sd-toy__draw")
+    page.press("Enter")
+    return toy_round(page)
+
+
 TOY_CELLS_OVERFLOWING = """() => [...document.querySelectorAll('.sd-toy__table td, .sd-toy__table th')]
     .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
     .map((cell) => [cell.textContent.trim(), cell.scrollWidth, cell.clientWidth])

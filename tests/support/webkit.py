@@ -36,6 +36,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
+from .engines import stop
 from .lab import PAINTED
 from .lab import wait_until as until
 from .server import QuietServer
@@ -179,12 +180,7 @@ def xvfb(timeout: float = 30):
         yield ":" + number.decode().strip()
     finally:
         os.close(read)
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop(process, 10)
 
 
 def _free_port() -> int:
@@ -331,12 +327,7 @@ class WebKit:
             self.request("DELETE", self.session, timeout=30, what="closing MiniBrowser")
 
     def _stop_driver(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop(self.process, 15)
         self._log.close()
 
 
