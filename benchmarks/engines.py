@@ -42,11 +42,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from support.firefox import FirefoxLab, firefox  # noqa: E402
-from support.lab import LabPage  # noqa: E402
+from support.firefox import firefox  # noqa: E402
+from support.lab import EngineLab, LabPage  # noqa: E402
 from support.server import chromium  # noqa: E402
 from support.site import build_site  # noqa: E402
-from support.webkit import WebKit, WebKitLab, jsc_segfaults, serve_recorded, xvfb  # noqa: E402
+from support.webkit import WebKit, jsc_segfaults, serve_recorded, xvfb  # noqa: E402
 from webkit_probe import CpuSampler  # noqa: E402
 
 PAGES = {"lesson1": "", "lesson2": "draft-trees/", "lossless": "lossless-lab/", "your-gpu": "your-gpu/"}
@@ -135,7 +135,7 @@ def main(argv=None) -> int:
                         finally:
                             lab.context.close()
                     if engine == "Firefox":
-                        lab = FirefoxLab.open(fox, base + path)
+                        lab = EngineLab.open(fox, base + path)
                         try:
                             return visit(lab, sampler), lab
                         finally:
@@ -143,7 +143,7 @@ def main(argv=None) -> int:
                     browser = WebKit(display, log)       # a new session: an empty cache
                     browser.server = server
                     try:
-                        lab = WebKitLab.open(browser, base + path)
+                        lab = EngineLab.open(browser, base + path)
                         return visit(lab, sampler), lab
                     finally:
                         browser.close()

@@ -25,8 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from support.firefox import FirefoxLab, firefox  # noqa: E402
-from support.lab import LabPage  # noqa: E402
+from support.firefox import firefox  # noqa: E402
+from support.lab import EngineLab, LabPage  # noqa: E402
 from support.server import chromium, serve_plain, serve_site  # noqa: E402
 from support.site import build_site  # noqa: E402
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -67,7 +67,7 @@ def main(argv=None) -> int:
                             finally:
                                 lab.context.close()
                         else:
-                            lab = FirefoxLab.open(fox, hosts[host])
+                            lab = EngineLab.open(fox, hosts[host])
                             try:
                                 seen[(browser, host)].append(visit(lab))
                             finally:

@@ -43,9 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from lab_breakdown import instrumented_copy  # noqa: E402
-from support.lab import SITE, LabPage, TIMELINE, wait_until  # noqa: E402
+from support.lab import SITE, EngineLab, LabPage, TIMELINE, wait_until  # noqa: E402
 from support.server import chromium  # noqa: E402
-from support.webkit import WebKit, WebKitLab, serve_recorded, xvfb  # noqa: E402
+from support.webkit import WebKit, serve_recorded, xvfb  # noqa: E402
 
 # the worker's marks reach the lesson page over a BroadcastChannel (WebDriver has no console)
 COLLECT = """window.__marks = []; new BroadcastChannel('specdec-mark').onmessage = (e) => window.__marks.push(e.data);"""
@@ -378,7 +378,7 @@ def ab(args, servers, tmp: Path) -> int:
                 sampler = CpuSampler(browser.process.pid)
                 try:
                     shown = "localStorage.removeItem('specdec-lab:layout');"
-                    lab = WebKitLab(browser.open(base + args.page, init=[shown, TIMELINE, COLLECT] + lesson_init))
+                    lab = EngineLab(browser.open(base + args.page, init=[shown, TIMELINE, COLLECT] + lesson_init))
                     got = visit(lab, "WebKit", sampler, quiet=True)
                     got["errors"] = lab.errors[:3]
                 finally:
@@ -469,7 +469,7 @@ def main(argv=None) -> int:
                         sampler = CpuSampler(browser.process.pid)
                         try:
                             shown = "localStorage.removeItem('specdec-lab:layout');"
-                            lab = WebKitLab(browser.open(base + args.page, init=[shown, TIMELINE, COLLECT] + ([STILL] if args.still else [])))
+                            lab = EngineLab(browser.open(base + args.page, init=[shown, TIMELINE, COLLECT] + ([STILL] if args.still else [])))
                             visit(lab, "WebKit", sampler)
                         finally:
                             sampler.stop()

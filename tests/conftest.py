@@ -25,3 +25,16 @@ from hypothesis import settings  # noqa: E402
 
 settings.register_profile("specdec-lab", deadline=None)
 settings.load_profile("specdec-lab")
+
+
+# A browser module whose fixture `served` yields (browser, base_url) (tests/support/engines.py's
+# started: its engine and the site built for its server) gets them by these names too; a module
+# that starts its browser otherwise defines its own `browser` and `base_url`.
+@pytest.fixture(scope="module")
+def browser(served):
+    return served[0]
+
+
+@pytest.fixture(scope="module")
+def base_url(served):
+    return served[1]

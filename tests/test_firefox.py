@@ -2,6 +2,8 @@
 (tests/support/firefox.py; Playwright's Firefox needs a browser build of its own that cannot be
 fetched here), against the whole site built for and served by site/serve.py's server.
 
+The checks every engine runs (tests/support/every_engine.py: Chinese text measured, search, each
+lab page live and run) and Firefox's own, through the same page interface (tests/support/engines.py).
 Lesson text draws full-width punctuation at full width (measured) and, on a phone, no line starts
 with ，。、 beside a formula or code, and a display formula too wide scrolls with a fading edge; the
 toy and every quiz question answer clicks and keys, search finds the course's terms, each lab page goes live in Pyodide and runs
@@ -11,128 +13,50 @@ build/test-output/screenshots/firefox-*.png.
 """
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from specdec_lab import expected_tokens
-from support.firefox import FirefoxLab, firefox
-from support.lab import wait_until
 from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS, MALFORMED_MATH,
                                MARKS, OPEN_ANSWERS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS,
-                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SHORT_CODE_SPLIT, SIGNS,
+                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SHORT_CODE_SPLIT,
                                TABLE_HINTS_SETTLED, WIDE_TABLES, check_display_formulas, check_wide_tables,
-                               signs_not_narrow)
-from support.search import IME_WAYS, search_finds, search_follows_input_method
-from support.lab_checks import (IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, broken_images,
-                                press_keys_through_the_start, stream_texts_of)
-from support.server import serve_site
-from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, ROOT, build_site, lab_pages
-from test_site_browser import (LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round,
-                               toy_cells_overflowing, wait_for_motion_to_end)
+                               not_one_em)
+from support.engines import opener, started
+from support.every_engine import SHOTS, EveryEngineLab, EveryEnginePage
+from support.lab import EngineLab, wait_until
+from support.lab_checks import IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, press_keys_through_the_start
+from support.lesson import (LAB_PAGES, LABELS, LESSON_PAGES, QUIZ_STATE, answer_by_keys, answered, check_round,
+                            mounted, option, round_at_alpha_one, rounds_drawn, toy_cells_overflowing,
+                            toy_round, wait_for_motion_to_end)
+from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, build_site
 
 pytestmark = pytest.mark.browser
 
-SHOTS = ROOT / "build" / "test-output" / "screenshots"
-LABELS = ["A", "B", "C", "D"]
-# every lesson with a lab, in mkdocs.yml's nav order: {"lesson1": ("", "lesson1.ipynb"), "lesson2": …}
-LAB_PAGES = {notebook.removesuffix(".ipynb").replace("_", "-"): (path, notebook)
-             for notebook, path in lab_pages().items()}
-
-# the notebook's static preview is in the lesson page for a few seconds only: measured the moment
-# it is put in
-MEASURE_PREVIEW = """new MutationObserver((_, observer) => {
-  if (!document.querySelector('.sd-lab__preview .sd-nb')) return;
-  observer.disconnect();
-  const measure = %s;
-  window.__previewPunctuation = measure(['.sd-lab__preview', %s, false]);
-  window.__previewSigns = measure(['.sd-lab__preview', %s, false]);
-}).observe(document, {childList: true, subtree: true});""" % (PUNCTUATION_WIDTHS, json.dumps(MARKS), json.dumps(SIGNS))
-
-
-def not_one_em(widths: dict) -> dict:
-    """The measured marks that are not about 1 em wide: (width px, font px, text around it)."""
-    return {key: (round(w["width"], 1), w["size"], w["context"]) for key, w in widths.items()
-            if not 0.9 <= w["em"] <= 1.1}
-
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
+def served(tmp_path_factory):
     folder = tmp_path_factory.mktemp("firefox")
-    (folder / "site").mkdir()
-    with serve_site(folder / "site") as url:
-        build_site(folder, site_url=url)      # built for the server's own URL, as a deployment is
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with firefox(ROOT / "build" / "test-output" / "firefox-driver.log") as instance:
-        yield instance
+    with started("firefox", folder / "site", lambda url: build_site(folder, site_url=url)) as both:
+        yield both
 
 
 @pytest.fixture
 def open_page(browser, base_url):
-    """open_page(path="", width=1440, seed=None) -> a Firefox page that has loaded; after the test,
-    asserts that no script error happened in it and no request left 127.0.0.1."""
-    opened = []
-
-    def open_(path="", width=1440, height=900, seed=None, init=()):
-        init = list(init) + ([SEEDED_RANDOM % seed] if seed is not None else [])
-        page = browser.open(base_url + path, width=width, height=height, init=init)
-        opened.append(page)
-        return page
-
-    yield open_
-    for page in opened:
-        page.close()
-        assert page.log()["errors"] == [], f"script errors: {page.log()['errors']}"
-    assert browser.outside == [], f"requests left 127.0.0.1: {browser.outside}"
+    """open_page(path="", width=1440, seed=None, lab=True) -> a Firefox page that has loaded; after
+    the test, asserts that no script error happened in it and no request left 127.0.0.1."""
+    with opener(browser, base_url, lab_shown=True) as open_:
+        yield open_
 
 
-def mounted(page):
-    wait_until(lambda: page.evaluate("() => !!document.querySelector('.sd-toy .sd-toy__box')"
-                                     " && !!document.querySelector('.sd-quiz--live')"), 30,
-               what="toy and quiz mounted")
+class TestEveryEnginePage(EveryEnginePage):
+    name = "firefox"
+
+
+class TestEveryEngineLab(EveryEngineLab):
+    name = "firefox"
 
 
 # --------------------------------------------------------------------------- lesson text
-
-def test_signs_in_chinese_text_are_drawn_narrow(open_page):
-    """× ÷ ± · ≈ in the lesson's Chinese text at a Latin font's width ("0.62 × 0.55 × 0.48 ≈"),
-    not the full em the text's CJK font gives them (site/hooks/signs.py, course.css .sd-sign)."""
-    page = open_page("your-gpu/")
-    wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20, what="fonts")
-    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", SIGNS, False])
-    assert {f"{sign} text" for sign in SIGNS} <= set(widths), sorted(widths)
-    assert signs_not_narrow(widths) == {}
-
-
-@pytest.mark.parametrize("width", [1440, 390])
-def test_full_width_punctuation_is_drawn_full_width(open_page, width):
-    """A ， or 。 in Chinese text takes a full em, as the ideographs beside it do (with the theme's
-    font-feature-settings "kern", "liga" on CJK text Firefox drew them half-width): in the lesson,
-    and in the notebook's static preview beside it (on a phone once the lab is opened)."""
-    page = open_page("", width=width, height=900 if width > 500 else 844, init=[MEASURE_PREVIEW])
-    if width < 500:
-        page.click(".sd-lab-open")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(SHOTS / f"firefox-lesson1-top-{width}.png")
-    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", MARKS, False])
-    assert {"， text", "。 text", "： heading", "： text", "「 text", "、 text"} <= set(widths), sorted(widths)
-    preview = wait_until(lambda: page.evaluate("() => window.__previewPunctuation"), 60,
-                         what="the notebook preview measured")
-    assert {"， text", "。 text", "： text"} <= set(preview), sorted(preview)
-    assert (not_one_em(widths), not_one_em(preview)) == ({}, {}), \
-        "full-width punctuation not 1 em wide (lesson, preview: width px, font px, text)"
-    signs = page.evaluate("() => window.__previewSigns")     # the notebook's · and ×, narrow there too
-    assert signs and signs_not_narrow(signs) == {}, signs
-    ideographs = page.evaluate("""() => { const s = document.createElement('span');
-        s.textContent = '投機解碼投機解碼'; s.style.fontSize = '20px';
-        document.querySelector('.md-typeset').append(s);
-        const w = s.getBoundingClientRect().width; s.remove(); return w; }""")
-    assert 150 <= ideographs <= 170            # a CJK font: eight ideographs, eight ems
-    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
 
 
 @pytest.mark.parametrize("path", LESSON_PAGES)
@@ -187,7 +111,6 @@ def test_phone_lines_and_display_formulas(open_page, path):
         page.evaluate("() => document.querySelector('.md-typeset__scrollwrap[data-sd-more]').scrollIntoView({block: 'center'})")
         page.screenshot(SHOTS / "firefox-phone-table-fading.png")
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-
 
 
 def test_code_blocks_keep_the_themes_thin_scrollbar(open_page):
@@ -267,10 +190,7 @@ def test_toy_answers_keys(open_page):
     assert page.evaluate("() => document.querySelector('.sd-toy__slider').value") == "0.75"
     assert "還沒抽" in toy_round(page)["tally"]
     assert f"= {expected_tokens(0.75, 5):.2f}" in toy_round(page)["tally"]
-    page.press("End")                                      # α = 1: every guess is accepted
-    page.focus(".sd-toy .sd-toy__draw")
-    page.press("Enter")
-    r = toy_round(page)
+    r = round_at_alpha_one(page)                           # every guess is accepted
     assert r["states"] == ["accept"] * 5 and r["produced"] == 6 and r["plus"] == "bonus"
     page.focus(".sd-toy .sd-toy__slider")
     page.press("Home")                                     # α = 0: the first guess is rejected
@@ -287,27 +207,6 @@ def test_every_toy_cell_fits_its_text(open_page, width):
     page = open_page("", width=width, height=900 if width > 500 else 844, seed=5)
     mounted(page)
     assert toy_cells_overflowing(page, page.focus, page.press) == []
-
-
-QUIZ_STATE = """(n) => { const q = document.getElementById('sd-quiz-' + n);
-  const f = q.querySelector('.sd-quiz__feedback');
-  return {feedback: f.dataset.state || '', text: f.textContent.replace(/\\s+/g, ''),
-          role: f.getAttribute('role'), live: f.getAttribute('aria-live'),
-          options: Object.fromEntries([...q.querySelectorAll('.sd-quiz__option')].map(
-            (o) => [o.dataset.label, o.dataset.state || ''])),
-          focused: document.activeElement.closest('.sd-quiz__option')
-                   ? document.activeElement.closest('.sd-quiz__option').dataset.label : null}; }"""
-
-
-def answered(page, number: int, label: str) -> dict:
-    """The question's state once the feedback for `label` is written (the quiz writes it a moment
-    after the click)."""
-    return wait_until(lambda: (lambda s: s if s["options"][label] and s["text"] else None)(
-        page.evaluate(QUIZ_STATE, number)), 10, what=f"feedback of Q{number} {label}")
-
-
-def option(number: int, label: str) -> str:
-    return f'#sd-quiz-{number} .sd-quiz__option[data-label="{label}"] .sd-quiz__button'
 
 
 @pytest.mark.parametrize("number", range(1, len(LESSON1_QUIZ_ANSWERS) + 1))
@@ -361,12 +260,7 @@ def test_quiz_answers_keys(open_page):
     number, right = 3, LESSON1_QUIZ_ANSWERS[2]
     wrong = next(label for label in LABELS if label != right)
     for label, key in [(wrong, " "), (right, "Enter")]:
-        page.focus(option(number, "A"))
-        for _ in range(LABELS.index(label)):
-            page.press("Tab")
-        assert page.evaluate(QUIZ_STATE, number)["focused"] == label
-        page.press(key)
-        state = answered(page, number, label)
+        state = answer_by_keys(page, number, label, key)
         assert state["options"][label] == ("right" if label == right else "wrong"), (label, state)
     assert page.evaluate(QUIZ_STATE, number)["feedback"] == "right"
     score = page.evaluate("() => document.querySelector('.sd-quiz-score').textContent")
@@ -380,7 +274,7 @@ def test_quiz_answers_stay_after_a_reload(open_page):
     and a number shown again after a reload, the score from the first tries. The lab is folded, as
     the WebKit layer's non-lab checks have it: reloaded mid-start, the lab's frame threw its aborted
     chunk loads into the page's error list (a fresh clone on a loaded machine, 2026-12-05)."""
-    page = open_page("", init=["localStorage.setItem('specdec-lab:layout', JSON.stringify({folded: true}));"])
+    page = open_page("", lab=False)
     mounted(page)
     right = LESSON1_QUIZ_ANSWERS[1]
     wrong = next(label for label in LABELS if label != right)
@@ -405,7 +299,7 @@ def test_quiz_answers_stay_after_a_reload(open_page):
 def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
     """A learner who is using the keyboard in the lesson keeps the focus while the lab beside it
     loads (JupyterLab focuses its notebook as it appears; Chromium does the same)."""
-    lab = FirefoxLab.open(browser, base_url)
+    lab = EngineLab.open(browser, base_url)
     try:
         lab.page.focus(option(1, "A"))
         lab.wait_for("kernelReady")
@@ -418,7 +312,7 @@ def test_the_lab_leaves_the_keyboard_focus_in_the_lesson(browser, base_url):
 def test_no_key_pressed_in_the_lesson_is_lost_while_the_lab_starts(browser, base_url):
     """As in Chromium (test_lab_browser): ← → pressed on the panel's edge all through the lab's
     start each reach it, and the lesson never loses the focus."""
-    lab = FirefoxLab.open(browser, base_url, init=[KEYS_IN_LESSON])
+    lab = EngineLab.open(browser, base_url, init=[KEYS_IN_LESSON])
     try:
         keys = press_keys_through_the_start(lab, lab.page.focus, lab.page.press)
         assert keys["notebookShownAt"] and keys["readyAt"] > keys["notebookShownAt"], keys
@@ -426,27 +320,6 @@ def test_no_key_pressed_in_the_lesson_is_lost_while_the_lab_starts(browser, base
         assert keys["focused"].startswith("DIV.sd-lab__resize"), keys
     finally:
         lab.close()
-
-
-def test_search_finds_the_course_terms(open_page, base_url):
-    page = open_page("")
-    search_finds(page, "接受率", {base_url, base_url + "knowledge-card/"})
-    page.screenshot(SHOTS / "firefox-search-接受率.png")
-    # an option as the lessons write it: lunr read the leading "-" as "must not contain" and found
-    # nothing (site/assets/search-query.js)
-    search_finds(page, "--max-num-seqs", {base_url, base_url + "knowledge-card/", base_url + "your-gpu/"})
-    search_finds(page, "草稿樹", {base_url + "draft-trees/"})
-
-
-@pytest.mark.parametrize("how", IME_WAYS)
-def test_search_follows_text_from_an_input_method(open_page, base_url, how):
-    """As test_site_browser's: Zhuyin committed without a key (the candidate clicked), by Enter in
-    Chromium's and in WebKit's order of events, or pasted; the results follow to 接受率 and Enter
-    does not open a result (site/assets/search-ime.js)."""
-    page = open_page("")
-    search_follows_input_method(page, how, base_url)
-    if how == "enter-webkit":
-        page.screenshot(SHOTS / "firefox-search-ime-接受率.png")
 
 
 def test_knowledge_card_and_phone_width(open_page):
@@ -496,7 +369,7 @@ def test_a_lab_opened_in_a_background_tab_starts(browser, base_url):
     found"), or two Pythons started. Seen on a busy machine; MISSED_SESSION makes the notebook
     miss it every time. (The tab opens the lab's own page: Firefox runs init scripts in the top
     page only, not in a lesson's lab frame.)"""
-    lesson = FirefoxLab.open(browser, base_url)
+    lesson = EngineLab.open(browser, base_url)
     tab = None
     try:
         tab = browser.open(base_url + "lab/notebooks/index.html?path=lossless.ipynb", init=[MISSED_SESSION],
@@ -533,7 +406,7 @@ def test_a_lab_opened_in_a_background_tab_starts(browser, base_url):
 def lab_run(request, browser, base_url):
     """A lab page: the stored outputs as shown before Python runs, then Run all in Pyodide."""
     path, notebook = LAB_PAGES[request.param]
-    lab = FirefoxLab.open(browser, base_url + path)
+    lab = EngineLab.open(browser, base_url + path)
     try:
         lab.wait_for("notebookShown")
         shown_path = lab.in_app("return nb.context.path;")
@@ -559,48 +432,10 @@ def lab_run(request, browser, base_url):
         lab.close()
 
 
-def test_the_lab_goes_live_and_runs_every_cell(lab_run, browser):
-    ran = lab_run["ran"]
-    assert lab_run["shown_path"] == lab_run["notebook"]
-    assert ran["dialogs"] == 0
-    cells = [c for c in ran["cells"] if c["type"] == "code" and c["source"].strip()]
-    errors = [(c["source"][:60], o.get("ename"), o.get("evalue"))
-              for c in cells for o in c["outputs"] if o["output_type"] == "error"]
-    assert errors == []
-    assert sorted(c["count"] for c in cells) == list(range(1, len(cells) + 1))
-    assert [e["stage"] for e in lab_run["lab"].events()][-1] == "ready"
-    assert lab_run["lab"].errors == []
-    assert browser.outside == []
-
-
 def test_the_live_notebook_draws_full_width_punctuation(lab_run):
     widths = lab_run["punctuation"]
     assert {"， text", "。 text"} <= set(widths), sorted(widths)
     assert not_one_em(widths) == {}
-
-
-def test_every_image_output_has_loaded_after_run_all(lab_run):
-    assert lab_run["images"], "no image output after Run all"
-    assert broken_images(lab_run["images"]) == []
-
-
-def test_a_module_and_a_source_line_that_come_later_arrive(lab_run):
-    """A module only a .later.zip holds imports, and a traceback through the standard library
-    shows its lines (site/lab/later_import.py: a synchronous request from the kernel's worker,
-    which Firefox allows, as it must: no WebAssembly stack switching here)."""
-    from support.lab_checks import LATER_PROBE, later_fetched
-    from test_lab_browser import kernel_prints
-    assert later_fetched(kernel_prints(lab_run["lab"], LATER_PROBE)) == []
-
-
-def test_stored_outputs_show_the_notebooks_text_before_python_runs(lab_run):
-    notebook = json.loads((ROOT / "notebooks" / lab_run["notebook"]).read_text(encoding="utf-8"))
-    expected = stream_texts_of(notebook)
-    shown = {c["cell"]: c.get("text", "") for c in lab_run["stored"]}
-    assert set(shown) == set(expected)
-    differ = {i: (shown[i][:120], expected[i][:120]) for i in expected
-              if shown[i].rstrip("\n") != expected[i].rstrip("\n")}
-    assert differ == {}, f"shown vs stored: {differ}"
 
 
 def test_the_request_guard_can_fail(browser, base_url):

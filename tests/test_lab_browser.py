@@ -31,7 +31,7 @@ import pytest
 from specdec_lab import monte_carlo_check
 from support.cjk_lines import OPTIONS_IN_TOC
 from support.fonts_drawn import fonts_drawing
-from support.lab import PAINTED, ROOT, LabPage, serve_site, wait_until
+from support.lab import PAINTED, ROOT, LabPage, kernel_prints, kernel_says, serve_site, wait_until
 from support.lab_checks import (FOCUSED, IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, KEYS_IN_LESSON,
                                 LOOPING_AND_METER, START_SAMPLER, START_SAMPLES, broken_images,
                                 press_keys_through_the_start)
@@ -844,28 +844,6 @@ def test_a_lesson_painted_before_its_scripts_ran_starts_the_lab_before_the_theme
         context.close()
 
 
-def kernel_says(lab: LabPage, code: str) -> dict:
-    """`code` run in the lab's live kernel: what it prints ("printed", an error's name and value
-    too) and the plain text of each value it displays or returns ("shown")."""
-    return lab.in_app("""
-        return new Promise((done) => {
-          const future = nb.sessionContext.session.kernel.requestExecute({code: arg});
-          const got = {printed: '', shown: []};
-          future.onIOPub = (msg) => {
-            const type = msg.header.msg_type;
-            if (type === 'stream') got.printed += msg.content.text;
-            if (type === 'error') got.printed += msg.content.ename + ': ' + msg.content.evalue;
-            if (type === 'display_data' || type === 'execute_result') got.shown.push(msg.content.data['text/plain']);
-          };
-          future.done.then(() => done(got));
-        });""", code)
-
-
-def kernel_prints(lab: LabPage, code: str) -> str:
-    """What `code` prints when run in the lab's live kernel (an error's name and value too)."""
-    return kernel_says(lab, code)["printed"]
-
-
 ZIP_PROBE = r"""
 import importlib.metadata, inspect, json, pydoc, sys, traceback
 import IPython, traitlets, micropip, pygments, numpy, matplotlib, specdec_lab
@@ -999,7 +977,7 @@ def test_the_first_figures_files_are_fetched_while_python_starts(browser, base_u
     """Once the start's files are in, the kernel's loader fetches the project's wheel and the first
     figure's (matplotlib & co.) into the HTTP cache, before any cell asks for them: a lab left
     alone (no cell run) asks for every one by the time Python is ready, or soon after."""
-    from test_lab_build import after_start_files
+    from support.site import after_start_files
     wanted = after_start_files(site / "lab")
     lab = LabPage.open(browser, base_url)
     try:

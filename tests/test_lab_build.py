@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "site"))
 from lab.builder import build_lab, contents, fetch, later, lock, pyodide_dist  # noqa: E402
 from lab.builder.fetch import BuildError  # noqa: E402
+from support.site import after_start_files  # noqa: E402
 
 CFG = build_lab.load_config()
 
@@ -743,14 +744,9 @@ def test_the_packages_the_course_does_not_load_are_neither_loaded_nor_shipped(la
     assert not dropped & {pyodide_dist.normalize(n) for n in boot["packages"]}
 
 
-def after_start_files(lab: Path) -> list[str]:
-    """The files the kernel's loader fetches once the start's are in (its CONFIG's after_start)."""
-    return build_lab.built_loader_config(build_lab.pyodide_dir(lab))["after_start"]
-
-
 @pytest.mark.build
 def test_the_loader_fetches_the_projects_and_the_first_figures_files_after_the_start(lab):
-    """pyodide-loader.js's AFTER_START: the project's wheel first (the first cell imports it),
+    """the loader config's after_start: the project's wheel first (the first cell imports it),
     then every package of [kernel.loaded_on_use] (matplotlib, the fonts, pillow ...), none of the
     start's own, each served."""
     listed = after_start_files(lab)

@@ -11,7 +11,6 @@ build/test-output/screenshots/.
 """
 import json
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -19,35 +18,29 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from specdec_lab import expected_tokens
 from support.axe import run_axe
 from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS,
-                               OPEN_ANSWERS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS,
-                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SIGNS, TABLE_HINTS_SETTLED, WIDE_TABLES,
-                               check_display_formulas, check_wide_tables, signs_not_narrow)
+                               OPEN_ANSWERS, OPTIONS_SPLIT_AFTER_HYPHENS,
+                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, TABLE_HINTS_SETTLED, WIDE_TABLES,
+                               check_display_formulas, check_wide_tables)
+from support.engines import ChromiumPage, ChromiumPages, opener
+from support.every_engine import EveryEnginePage
 from support.fonts_drawn import fonts_drawing_each
-from support.lab import wait_until
-from support.search import IME_WAYS, ITEMS, REDRAWN_FOR, RESULTS_SHOWN, Typing, search_finds, search_follows_input_method
-from support.server import chromium, open_page, serve_site
+from support.lesson import (K, LABELS, LESSON_PAGES, SEEDED_RANDOM, check_round, nav_link_to, rounds_drawn,
+                            toy_cells_overflowing, toy_round, wait_for_motion_to_end)
+from support.search import ITEMS, REDRAWN_FOR, RESULTS_SHOWN, search, search_finds
+from support.server import chromium, serve_site
+from support.server import open_page as new_page
 from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, ROOT, build_lessons, lab_pages, nav_pages
 
 pytestmark = pytest.mark.browser
 
 SHOTS = ROOT / "build" / "test-output" / "screenshots"
 ANSWERS = LESSON1_QUIZ_ANSWERS          # Q1 C, Q2 B, Q3 D, Q4 B, Q5 A
-LABELS = ["A", "B", "C", "D"]
 # lesson 1's numeric questions (算算看, in 換你動手): the answer the page prints, one wrong number
 CALC_ANSWERS = [("3.44", "3.27"), ("6", "9")]
 CALCS = len(CALC_ANSWERS)
-K = 5
 LESSON2 = "draft-trees/"                # lesson 2, 草稿從哪裡來 (its quiz: LESSON2_QUIZ_ANSWERS)
 # lesson 2's numeric questions: the answer the page prints, one wrong number
 LESSON2_CALC_ANSWERS = [("2.16", "2.18"), ("0.69", "0.64")]
-
-# a seeded Math.random (mulberry32), so the toy's rounds are reproducible in tests
-SEEDED_RANDOM = """
-(() => { let s = %d >>> 0;
-  Math.random = () => { s = (s + 0x6D2B79F5) >>> 0; let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296; }; })();
-"""
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +67,8 @@ def open_lesson(browser, base_url):
     opened = []
 
     def open_(path="", width=1440, seed=None, **context):
-        page, outside = open_page(browser, None, width=width, height=900 if width > 500 else 844,
-                                  **context)
+        page, outside = new_page(browser, None, width=width, height=900 if width > 500 else 844,
+                                 **context)
         errors = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         if seed is not None:
@@ -90,6 +83,19 @@ def open_lesson(browser, base_url):
         page.context.close()
         assert outside == [], f"requests left 127.0.0.1: {outside}"
         assert errors == [], f"script errors: {errors}"
+
+
+@pytest.fixture
+def open_page(browser, base_url):
+    """open_page(path="", width=1440, seed=None) -> a Chromium page as tests/support/engines.py's
+    Page, for the checks every engine runs (open_lesson gives Playwright's page itself)."""
+    with opener(ChromiumPages(browser), base_url) as open_:
+        yield open_
+
+
+class TestEveryEnginePage(EveryEnginePage):
+    """tests/support/every_engine.py's lesson-page checks, in Chromium."""
+    name = "chromium"
 
 
 def shot(page, name, locator=None, full_page=False):
@@ -129,16 +135,6 @@ def test_chinese_renders_with_a_cjk_font(open_lesson):
         document.querySelector('.md-typeset').append(s);
         const w = s.getBoundingClientRect().width; s.remove(); return w; }""")
     assert 150 <= width <= 170
-
-
-def test_signs_in_chinese_text_are_drawn_narrow(open_lesson):
-    """× ÷ ± · ≈ in the lesson's Chinese text at a Latin font's width ("0.62 × 0.55 × 0.48 ≈"),
-    not the full em the text's CJK font gives them (site/hooks/signs.py, course.css .sd-sign)."""
-    page = open_lesson("your-gpu/")
-    page.wait_for_function("document.fonts.status === 'loaded'", timeout=20_000)
-    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", SIGNS, False])
-    assert {f"{sign} text" for sign in SIGNS} <= set(widths), sorted(widths)
-    assert signs_not_narrow(widths) == {}
 
 
 def test_a_run_of_superscript_digits_is_drawn_in_one_font(open_lesson):
@@ -183,49 +179,6 @@ def test_formulas_render_as_mathml(open_lesson):
 
 
 # --------------------------------------------------------------------------- the toy
-
-def toy_round(page):
-    """The round on screen: verdict states, yield, output chips, status text."""
-    return page.evaluate("""() => {
-        const toy = document.querySelector('.sd-toy');
-        const verdicts = [...toy.querySelectorAll('tbody tr:nth-child(3) td')].map(td => td.dataset.state || '');
-        return {
-            states: verdicts.slice(0, -1), plus: verdicts[verdicts.length - 1],
-            produced: parseInt(toy.querySelector('.sd-toy__yield').textContent, 10),
-            chips: [...toy.querySelectorAll('.sd-toy__output .sd-toy__token')].map(c => c.dataset.state),
-            status: toy.querySelector('[role=status]').textContent,
-            tally: toy.querySelector('.sd-toy__tally').textContent,
-        }; }""")
-
-
-# before a screenshot: the toy's cells have appeared and the header's title has changed (their CSS
-# animations and transitions ended); a screenshot taken sooner showed half a round, or the header's
-# two titles crossfading ("投機解碼互動課程後驗"). The lab's frame is another document: not waited for.
-MOTION_ENDED = """() => !document.getAnimations().some((a) => a.playState === 'running' && a.effect
-    && a.effect.target && a.effect.target.closest('.sd-toy, .md-header'))"""
-
-
-def wait_for_motion_to_end(page) -> None:
-    """Before a screenshot (a Playwright, Firefox or WebKit page: each has evaluate)."""
-    wait_until(lambda: page.evaluate(MOTION_ENDED), 10, step=0.1, what="the toy's and the header's motion ended")
-
-
-def check_round(r):
-    accepted = r["states"].count("accept")
-    assert len(r["states"]) == K
-    assert r["states"][:accepted] == ["accept"] * accepted, r      # hits come first
-    if accepted < K:
-        assert r["states"][accepted] == "reject"
-        assert r["states"][accepted + 1:] == ["discard"] * (K - accepted - 1)
-        assert r["chips"] == ["accept"] * accepted + ["correction"] and r["plus"] == ""
-    else:
-        assert r["chips"] == ["accept"] * K + ["bonus"] and r["plus"] == "bonus"
-    assert r["produced"] == accepted + 1
-
-
-def rounds_drawn(page) -> int:
-    match = re.search(r"已抽 (\d+) 輪", toy_round(page)["tally"])
-    return int(match.group(1)) if match else 0
 
 
 def test_toy_draws_consistent_rounds_on_click(open_lesson):
@@ -314,41 +267,6 @@ def test_toy_answers_keys(open_lesson):
 
 # the toy's cells whose text does not fit inside them (text, its width, the cell's), and the Latin
 # words broken inside a cell to fit ("bonu" / "s": Firefox and WebKit at 390 px, the cell 0.5 px narrow)
-TOY_CELLS_OVERFLOWING = """() => [...document.querySelectorAll('.sd-toy__table td, .sd-toy__table th')]
-    .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
-    .map((cell) => [cell.textContent.trim(), cell.scrollWidth, cell.clientWidth])
-  .concat([...document.querySelectorAll('.sd-toy__table td')].flatMap((cell) => {
-    const words = [], walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const word of node.data.matchAll(/[A-Za-z]+/g)) {
-        const range = document.createRange();
-        range.setStart(node, word.index);
-        range.setEnd(node, word.index + word[0].length);
-        const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
-        if (lines.size > 1) words.push([word[0] + " (split)", lines.size, cell.clientWidth]);
-      }
-    }
-    return words;
-  }))"""
-
-
-def toy_cells_overflowing(page, focus, press) -> list:
-    """Draws 40 rounds at the toy's α (every sentence, the 3-character tokens such as 大部分 among
-    them, on a seeded page), then an all-accepted round (α = 1, the "★ bonus" verdict) and an
-    all-rejected one (α = 0); returns the cells that overflowed in any. focus(selector) and
-    press(key) are the browser driver's."""
-    overflowing = []
-    focus(".sd-toy .sd-toy__draw")
-    for _ in range(40):
-        press("Enter")
-        overflowing += page.evaluate(TOY_CELLS_OVERFLOWING)
-    for key in ("End", "Home"):
-        focus(".sd-toy .sd-toy__slider")
-        press(key)
-        focus(".sd-toy .sd-toy__draw")
-        press("Enter")
-        overflowing += page.evaluate(TOY_CELLS_OVERFLOWING)
-    return sorted(set(map(tuple, overflowing)))
 
 
 @pytest.mark.parametrize("width", [1440, 1100, 768, 390])
@@ -928,10 +846,6 @@ def test_the_home_page_shows_the_course_progress_and_clears_it(open_lesson, base
 
 # --------------------------------------------------------------------------- phone, navigation, search
 
-# every lesson page (lessons/*.md), as served: index.md is the site's root
-LESSON_PAGES = sorted("" if p.stem == "index" else f"{p.stem}/"
-                      for p in (ROOT / "lessons").glob("*.md"))
-
 
 def phone_page(open_lesson, path):
     page = open_lesson(path, width=390, has_touch=True, is_mobile=True)
@@ -1267,7 +1181,6 @@ def test_the_lab_button_steps_aside_while_the_learner_reads_down(open_lesson):
     assert page.locator(".sd-lab").is_visible()
 
 
-
 def test_the_lab_button_is_not_over_the_open_navigation_drawer(open_lesson):
     """A stranger's review at 390 in Firefox and WebKit: with the ≡ drawer open, the floating 🧪 實驗場
     button was drawn bright above the drawer's dimmed page. It is gone while the drawer is open."""
@@ -1343,13 +1256,6 @@ def test_back_closes_the_lab_on_a_phone_and_the_next_back_leaves_the_page(open_l
     assert page.url == base_url
     page.go_back(timeout=10_000)
     page.wait_for_url(base_url + "knowledge-card/", timeout=10_000)
-
-
-def nav_link_to(page, url):
-    """The primary navigation's link to `url` (absolute)."""
-    links = page.locator(".md-sidebar--primary a.md-nav__link")
-    hrefs = links.evaluate_all("as => as.map(a => a.href)")
-    return links.nth(hrefs.index(url))
 
 
 def test_instant_navigation_keeps_the_widgets_working(open_lesson, base_url):
@@ -1429,25 +1335,6 @@ def test_no_code_runs_under_the_copy_button(open_lesson, path, width):
     assert page.evaluate(CODE_UNDER_COPY_BUTTON) == []
 
 
-def search(page, term):
-    """Type a query into Material's search box; the result links (paths without query/hash)."""
-    page.wait_for_function("() => window.document$ !== undefined")
-    box = page.locator(".md-search__input")
-    box.click()
-    box.fill(term)
-    found = "() => document.querySelectorAll('.md-search-result__item').length > 0"
-    for attempt in range(4):  # under load a query went unanswered once (15 s): type it again
-        box.press("End")      # Material reads the query on keyup
-        try:
-            page.wait_for_function(found, timeout=10_000)
-            break
-        except PlaywrightTimeout:
-            if attempt == 3:
-                raise AssertionError(f"no search results for {term!r} within 40 s") from None
-    hrefs = page.eval_on_selector_all(".md-search-result__item > a", "as => as.map(a => a.href)")
-    return [re.sub(r"[?#].*$", "", href) for href in hrefs]
-
-
 @pytest.mark.parametrize("term, pages", [
     ("接受率", ["", "knowledge-card/"]),
     ("草稿模型", [""]),
@@ -1467,22 +1354,11 @@ def test_search_finds_course_terms_on_the_right_pages(open_lesson, base_url, ter
         shot(page, "search-接受率")
 
 
-@pytest.mark.parametrize("how", IME_WAYS)
-def test_search_follows_text_from_an_input_method(open_lesson, base_url, how):
-    """Issue 46: text committed without a key going up (an input method's candidate picked with
-    the mouse, a paste from the menu) left the results on the previous query, or on 「打字進行搜尋」,
-    until one more key press; and WebKit's Enter that commits Zhuyin (after compositionend,
-    keyCode 229) opened the first result (site/assets/search-ime.js). "enter-chromium" passed
-    before too (Material skips keys inside a composition): it guards that the fix keeps it."""
-    page = open_lesson("")
-    search_follows_input_method(Typing(page), how, base_url)
-
-
 def test_search_follows_chromiums_own_input_method(open_lesson, base_url):
     """The same through Chromium's IME path (CDP): Input.imeSetComposition shows ㄌㄩˋ underlined,
     Input.insertText commits 率; the browser fires the composition and input events, no key."""
     page = open_lesson("")
-    search_finds(Typing(page), "接受", {base_url})
+    search_finds(ChromiumPage(page), "接受", {base_url})
     page.evaluate(f"() => document.querySelectorAll('{ITEMS}').forEach(i => i.dataset.sdStale = '')")
     client = page.context.new_cdp_session(page)
     client.send("Input.imeSetComposition", {"text": "ㄌㄩˋ", "selectionStart": 3, "selectionEnd": 3})

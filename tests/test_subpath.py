@@ -16,13 +16,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from support.firefox import FirefoxLab, firefox
+from support.firefox import firefox
 from support.cjk_lines import MALFORMED_MATH
-from support.lab import LabPage, wait_until
+from support.lab import EngineLab, LabPage, wait_until
 from support.lab_checks import note_first_output
+from support.lesson import nav_link_to, rounds_drawn
+from support.search import search
 from support.server import chromium, serve_plain
 from support.site import ROOT, build_site, lab_pages
-from test_site_browser import nav_link_to, rounds_drawn, search
 
 pytestmark = pytest.mark.browser
 
@@ -298,7 +299,7 @@ def test_firefox_opens_lesson_1_on_the_subpath(firefox_browser, host):
 
 def test_firefox_lab_goes_live_on_the_subpath(firefox_browser, host):
     server_from = len(host.served)
-    lab = FirefoxLab.open(firefox_browser, host.base)
+    lab = EngineLab.open(firefox_browser, host.base)
     try:
         lab.run_all(early=True)
         ran = lab.wait_all_run(timeout=400)

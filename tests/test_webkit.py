@@ -2,8 +2,9 @@
 WebKitGTK MiniBrowser driven by WebKitWebDriver under Xvfb (tests/support/webkit.py), against the
 whole site built for and served by site/serve.py's server.
 
-The checks are the Firefox layer's (tests/test_firefox.py), in-page JS shared through the same
-page interface: every page loads without a page error; the toy and the quiz answer a click and a
+The checks every engine runs (tests/support/every_engine.py: Chinese text measured, search, each
+lab page live and run) and WebKit's own, through the same page interface (tests/support/engines.py):
+every page loads without a page error; the toy and the quiz answer a click and a
 key; full-width punctuation is drawn full width (measured); search finds 接受率; each lab page goes
 live in Pyodide (nothing looping on the lesson page while Python starts) and runs every cell, the
 stored outputs shown before as the notebook file has them,
@@ -17,7 +18,6 @@ Screenshots go to build/test-output/screenshots/webkit-*.png.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import warnings
@@ -26,22 +26,19 @@ import pytest
 
 from specdec_lab import expected_tokens
 from support.axe import axe_script
-from support.cjk_lines import (DISPLAY_FORMULAS, MARKS, OPTIONS_SPLIT_AFTER_HYPHENS, PUNCTUATION_WIDTHS,
-                               SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, SIGNS, check_display_formulas,
-                               signs_not_narrow)
-from support.lab import TIMELINE, wait_until
-from support.search import IME_WAYS, search_finds, search_follows_input_method
-from support.lab_checks import (IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, START_SAMPLER, START_SAMPLES,
-                                STREAM_TEXTS, broken_images, stream_texts_of)
-from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, ROOT, build_site
-from support.webkit import PageCrashed, WebKitLab, jsc_segfaults, serve_recorded, webkit
-from test_firefox import (LABELS, LAB_PAGES, MEASURE_PREVIEW, QUIZ_STATE,
-                          answered, mounted, option)
-from test_site_browser import LESSON_PAGES, SEEDED_RANDOM, check_round, rounds_drawn, toy_round, wait_for_motion_to_end
+from support.cjk_lines import (DISPLAY_FORMULAS, OPTIONS_SPLIT_AFTER_HYPHENS, SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN,
+                               check_display_formulas)
+from support.engines import opener, started
+from support.every_engine import SHOTS, EveryEngineLab, EveryEnginePage
+from support.lab import TIMELINE, EngineLab, kernel_prints, wait_until
+from support.lab_checks import IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, START_SAMPLER, START_SAMPLES, STREAM_TEXTS
+from support.lesson import (LAB_FOLDED, LAB_PAGES, LAB_SHOWN, LABELS, LESSON_PAGES, answer_by_keys,
+                            answered, check_round, mounted, option, round_at_alpha_one, rounds_drawn,
+                            toy_round, wait_for_motion_to_end)
+from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, build_site
+from support.webkit import PageCrashed, jsc_segfaults
 
 pytestmark = pytest.mark.browser
-
-SHOTS = ROOT / "build" / "test-output" / "screenshots"
 
 
 # in every lab page: a service worker registration unregistered is noted in localStorage (the
@@ -58,47 +55,31 @@ NOTE_UNREGISTER = """if (window.ServiceWorkerRegistration) {
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
     folder = tmp_path_factory.mktemp("webkit")
-    (folder / "site").mkdir()
-    with serve_recorded(folder / "site") as (url, server):
-        build_site(folder, site_url=url)      # built for the server's own URL, as a deployment is
-        server.lab_init[:] = [NOTE_UNREGISTER]
-        yield url, server
-
-
-@pytest.fixture(scope="module")
-def base_url(served):
-    return served[0]
-
-
-@pytest.fixture(scope="module")
-def browser(served):
-    with webkit(served[1], ROOT / "build" / "test-output" / "webkit-driver.log") as instance:
-        yield instance
-
-
-# the lab panel folded (as a learner leaves it): the lab does not start beside a lesson whose toy,
-# quiz or text is checked, which in WebKit takes the checks ~20 s of a busy page each; the lab's
-# own checks start it
-LAB_FOLDED = "localStorage.setItem('specdec-lab:layout', JSON.stringify({folded: true}));"
-LAB_SHOWN = "localStorage.removeItem('specdec-lab:layout');"
+    with started("webkit", folder / "site", lambda url: build_site(folder, site_url=url)) as (browser, url):
+        browser.server.lab_init[:] = [NOTE_UNREGISTER]
+        yield browser, url
 
 
 @pytest.fixture
 def open_page(browser, base_url):
-    """open_page(path="", width=1440, seed=None) -> a WebKit page that has loaded; after the test,
-    asserts that no page error happened in it or its frames."""
-    opened = []
+    """open_page(path="", width=1440, seed=None, lab=False) -> a WebKit page that has loaded (the
+    lab panel folded: the lab does not start beside a lesson whose toy, quiz or text is checked,
+    which in WebKit takes the checks ~20 s of a busy page each; the lab's own checks start it);
+    after the test, asserts that no page error happened in it or its frames."""
+    with opener(browser, base_url, lab_shown=False) as open_:
+        yield open_
 
-    def open_(path="", width=1440, height=900, seed=None, init=(), lab=False):
-        init = [LAB_SHOWN if lab else LAB_FOLDED] + list(init) + ([SEEDED_RANDOM % seed] if seed is not None else [])
-        page = browser.open(base_url + path, width=width, height=height, init=init)
-        opened.append(page)
-        return page
 
-    yield open_
-    for page in opened:
-        page.close()
-        assert page.log()["errors"] == [], f"page errors: {page.log()['errors']}"
+class TestEveryEnginePage(EveryEnginePage):
+    name = "webkit"
+    px_slack = 1        # WebKitGTK draws every glyph a whole number of pixels wide
+
+
+class TestEveryEngineLab(EveryEngineLab):
+    name = "webkit"
+
+    def page_errors(self, errors):
+        return without_no_gil(errors)
 
 
 # --------------------------------------------------------------------------- every page
@@ -117,41 +98,6 @@ def test_every_page_loads_without_a_page_error(open_page, width):
         name = path.strip("/") or "lesson1"
         page.screenshot(SHOTS / f"webkit-{name}-{width}.png")
         page.close()
-
-
-@pytest.mark.parametrize("width", [1440, 390])
-def test_full_width_punctuation_is_drawn_full_width(open_page, width):
-    """， 。 ： 「 」 、 each a full em in the lesson and in the notebook's static preview (on a phone
-    once the lab is opened), measured with a Range as in Firefox."""
-    page = open_page("", width=width, height=900 if width > 500 else 844, init=[MEASURE_PREVIEW], lab=True)
-    if width < 500:
-        page.click(".sd-lab-open")
-    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", MARKS, False])
-    assert {"， text", "。 text", "： heading", "： text", "「 text", "、 text"} <= set(widths), sorted(widths)
-    preview = wait_until(lambda: page.evaluate("() => window.__previewPunctuation"), 60,
-                         what="the notebook preview measured")
-    assert {"， text", "。 text", "： text"} <= set(preview), sorted(preview)
-    assert (not_one_em_px(widths), not_one_em_px(preview)) == ({}, {}), \
-        "full-width punctuation not 1 em wide (lesson, preview: width px, font px, text)"
-    signs = page.evaluate("() => window.__previewSigns")     # the notebook's · and ×, narrow there too
-    assert signs and signs_not_narrow(signs, px_slack=1) == {}, signs
-
-
-def test_signs_in_chinese_text_are_drawn_narrow(open_page):
-    """× ÷ ± · ≈ in the lesson's Chinese text at a Latin font's width, not the CJK font's full em,
-    as in Firefox (site/hooks/signs.py, course.css .sd-sign)."""
-    page = open_page("your-gpu/")
-    wait_until(lambda: page.evaluate("() => document.fonts.status === 'loaded'"), 20, what="fonts")
-    widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", SIGNS, False])
-    assert {f"{sign} text" for sign in SIGNS} <= set(widths), sorted(widths)
-    assert signs_not_narrow(widths, px_slack=1) == {}
-
-
-def not_one_em_px(widths: dict) -> dict:
-    """not_one_em, give or take the pixel: WebKitGTK draws every glyph a whole number of pixels
-    wide (measured: an ideograph and a 、 at 13.6 px are both 14 px); a half-width mark is half."""
-    return {key: (round(w["width"], 1), w["size"], w["context"]) for key, w in widths.items()
-            if not 0.9 * w["size"] - 1 <= w["width"] <= 1.1 * w["size"] + 1}
 
 
 # --------------------------------------------------------------------------- toy and quiz
@@ -218,10 +164,7 @@ def test_toy_answers_clicks_and_keys(open_page):
     page.press("ArrowRight")
     assert page.evaluate("() => document.querySelector('.sd-toy__slider').value") == "0.75"
     assert f"= {expected_tokens(0.75, 5):.2f}" in toy_round(page)["tally"]
-    page.press("End")                                      # α = 1: every guess is accepted
-    page.focus(".sd-toy .sd-toy__draw")
-    page.press("Enter")
-    r = toy_round(page)
+    r = round_at_alpha_one(page)                           # every guess is accepted
     assert r["states"] == ["accept"] * 5 and r["produced"] == 6 and r["plus"] == "bonus"
     page.evaluate("() => document.querySelector('.sd-toy').scrollIntoView()")
     wait_for_motion_to_end(page)
@@ -242,12 +185,7 @@ def test_quiz_answers_clicks_and_keys(open_page):
     number, right = 3, LESSON1_QUIZ_ANSWERS[2]
     wrong = next(label for label in LABELS if label != right)
     for label, key in [(wrong, " "), (right, "Enter")]:
-        page.focus(option(number, "A"))
-        for _ in range(LABELS.index(label)):
-            page.press("Tab")
-        assert page.evaluate(QUIZ_STATE, number)["focused"] == label
-        page.press(key)
-        assert answered(page, number, label)["options"][label] == ("right" if label == right else "wrong")
+        assert answer_by_keys(page, number, label, key)["options"][label] == ("right" if label == right else "wrong")
     score = page.evaluate("() => document.querySelector('.sd-quiz-score').textContent")
     questions = page.evaluate("() => document.querySelectorAll('.sd-quiz, .sd-calc').length")
     assert questions == len(LESSON1_QUIZ_ANSWERS) + 2       # and lesson 1's two numeric questions
@@ -266,26 +204,6 @@ def test_lesson_two_quiz_answers_clicks(open_page):
         assert answered(page, number, right)["feedback"] == "right"
     score = page.evaluate("() => document.querySelector('.sd-quiz-score').textContent")
     assert f"已作答 {len(LESSON2_QUIZ_ANSWERS)} / {len(LESSON2_QUIZ_ANSWERS) + 2} 題" in score
-
-
-def test_search_finds_the_course_terms(open_page, base_url):
-    page = open_page("")
-    search_finds(page, "接受率", {base_url, base_url + "knowledge-card/"})
-    page.screenshot(SHOTS / "webkit-search-接受率.png")
-    # an option as the lessons write it: lunr read the leading "-" as "must not contain" and found
-    # nothing (site/assets/search-query.js)
-    search_finds(page, "--max-num-seqs", {base_url, base_url + "knowledge-card/", base_url + "your-gpu/"})
-
-
-@pytest.mark.parametrize("how", IME_WAYS)
-def test_search_follows_text_from_an_input_method(open_page, base_url, how):
-    """As test_site_browser's: Zhuyin committed without a key (the candidate clicked), by Enter in
-    Chromium's and in WebKit's order of events, or pasted; the results follow to 接受率 and Enter
-    does not open a result (site/assets/search-ime.js)."""
-    page = open_page("")
-    search_follows_input_method(page, how, base_url)
-    if how == "enter-webkit":
-        page.screenshot(SHOTS / "webkit-search-ime-接受率.png")
 
 
 @pytest.mark.parametrize("path", LESSON_PAGES)
@@ -379,7 +297,7 @@ def lab_run(request, browser, base_url):
     path, notebook = LAB_PAGES[request.param]
 
     def visit():
-        lab = WebKitLab.open(browser, base_url + path)
+        lab = EngineLab.open(browser, base_url + path)
         try:
             lab.page.evaluate(START_SAMPLER)
             lab.wait_for("notebookShown")
@@ -416,19 +334,6 @@ def lab_run(request, browser, base_url):
         seen["lab"].close()
 
 
-def test_the_lab_goes_live_and_runs_every_cell(lab_run):
-    ran = lab_run["ran"]
-    assert lab_run["shown_path"] == lab_run["notebook"]
-    assert ran["dialogs"] == 0
-    cells = [c for c in ran["cells"] if c["type"] == "code" and c["source"].strip()]
-    errors = [(c["source"][:60], o.get("ename"), o.get("evalue"))
-              for c in cells for o in c["outputs"] if o["output_type"] == "error"]
-    assert errors == []
-    assert sorted(c["count"] for c in cells) == list(range(1, len(cells) + 1))
-    assert [e["stage"] for e in lab_run["lab"].events()][-1] == "ready"
-    assert without_no_gil(lab_run["lab"].errors) == []
-
-
 def test_nothing_loops_beside_the_lesson_while_python_starts(lab_run):
     """While Python starts (sampled in the page every 100 ms: START_SAMPLER), nothing loops on the
     lesson page or in the lab's frame, and the panel's meter stands still, pale across: its sliding
@@ -460,7 +365,7 @@ LAB_SCROLLERS = """() => {
 }"""
 
 
-def notebook_scrollers(lab: WebKitLab, bound: float = 30) -> list[dict]:
+def notebook_scrollers(lab: EngineLab, bound: float = 30) -> list[dict]:
     """LAB_SCROLLERS once the notebook's panel has more than it shows, or as they are after `bound`
     seconds. JupyterLab fills the panel after the notebook is shown: a fresh clone's run on a busy
     machine looked right then and found no scroller at all ([] for lesson 1)."""
@@ -550,7 +455,7 @@ UPLOAD_BUTTON = """
     });"""
 
 
-def upload_button(lab: WebKitLab) -> dict | str | None:
+def upload_button(lab: EngineLab) -> dict | str | None:
     """UPLOAD_BUTTON for the notebook's cell tagged 'upload', scrolled to; None without one."""
     index = lab.show_cell("upload")
     return None if index < 0 else lab.in_app(UPLOAD_BUTTON, index)
@@ -567,21 +472,6 @@ def test_the_upload_button_is_there_after_run_all(lab_run):
     assert "bench serve" in lab_run["upload"]["title"]
 
 
-def test_every_image_output_has_loaded_after_run_all(lab_run):
-    assert lab_run["images"], "no image output after Run all"
-    assert broken_images(lab_run["images"]) == []
-
-
-def test_stored_outputs_show_the_notebooks_text_before_python_runs(lab_run):
-    notebook = json.loads((ROOT / "notebooks" / lab_run["notebook"]).read_text(encoding="utf-8"))
-    expected = stream_texts_of(notebook)
-    shown = {c["cell"]: c.get("text", "") for c in lab_run["stored"]}
-    assert set(shown) == set(expected)
-    differ = {i: (shown[i][:120], expected[i][:120]) for i in expected
-              if shown[i].rstrip("\n") != expected[i].rstrip("\n")}
-    assert differ == {}, f"shown vs stored: {differ}"
-
-
 FIRST_CODE_CELL = """for (let i = 0; i < nb.model.cells.length; i++) if (nb.model.cells.get(i).type === 'code') return i;
   return -1;"""
 NAV_LINK = """(href) => [...document.querySelectorAll('.md-sidebar--primary a.md-nav__link')]
@@ -593,7 +483,7 @@ def test_an_edit_survives_a_move_to_another_page_and_back(browser, base_url):
     instant navigation): the notebook is as they left it."""
 
     def visit():
-        lab = WebKitLab.open(browser, base_url)
+        lab = EngineLab.open(browser, base_url)
         try:
             lab.wait_for("notebookShown")
             index = lab.in_app(FIRST_CODE_CELL)
@@ -640,7 +530,7 @@ def test_a_phone_opens_the_lab_with_its_button_and_keeps_the_toolbar_in_place(br
     lab and keeps it (lab-panel.js; the theme's instant navigation used to load the page again)."""
 
     def visit():
-        lab = WebKitLab(browser.open(base_url, width=390, height=844, init=[LAB_SHOWN, TIMELINE]))
+        lab = EngineLab(browser.open(base_url, width=390, height=844, init=[LAB_SHOWN, TIMELINE]))
         try:
             lab.page.click(".sd-lab-open")
             lab.wait_for("kernelReady")
@@ -664,20 +554,10 @@ def test_a_phone_opens_the_lab_with_its_button_and_keeps_the_toolbar_in_place(br
     once_more_if_jsc_crashed(visit, "the phone's lab")
 
 
-def test_a_module_and_a_source_line_that_come_later_arrive(lab_run):
-    """A module only a .later.zip holds imports, and a traceback through the standard library
-    shows its lines (site/lab/later_import.py: a synchronous request from the kernel's worker,
-    which WebKit allows, as it must: no WebAssembly stack switching here)."""
-    from support.lab_checks import LATER_PROBE, later_fetched
-    from test_lab_browser import kernel_prints
-    assert later_fetched(kernel_prints(lab_run["lab"], LATER_PROBE)) == []
-
-
 def test_the_kernel_runs_without_stack_switching_and_a_call_that_needs_it_fails(lab_run):
     """WebKit has no JSPI, so the run above shows every cell runs without it
     (tests/test_stack_switching.py keeps such calls out of the course); and a call that needs it,
     here the event loop's run_until_complete, fails in this engine."""
-    from test_lab_browser import kernel_prints
     assert lab_run["lab"].page.evaluate(
         "() => ['Suspending', 'Suspender', 'promising'].filter((k) => k in"
         " document.querySelector('.sd-lab__frame').contentWindow.WebAssembly)") == []

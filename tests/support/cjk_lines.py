@@ -322,6 +322,14 @@ def signs_not_narrow(widths: dict, px_slack: float = 0) -> dict:
             if w["width"] - px_slack >= 0.9 * w["size"]}
 
 
+def not_one_em(widths: dict, px_slack: float = 0) -> dict:
+    """PUNCTUATION_WIDTHS' measures that are not about 1 em wide (0.9 to 1.1 em): (width px, font
+    px, text around it). px_slack: WebKitGTK draws every glyph a whole number of pixels wide
+    (measured: an ideograph and a 、 at 13.6 px are both 14 px); a half-width mark is half."""
+    return {key: (round(w["width"], 1), w["size"], w["context"]) for key, w in widths.items()
+            if not 0.9 * w["size"] - px_slack <= w["width"] <= 1.1 * w["size"] + px_slack}
+
+
 # every inline code that starts with hyphens (a command-line option) whose first word begins a
 # line after them: "--" / "max-num-seqs" (site/hooks/punctuation.py keeps them together)
 OPTIONS_SPLIT_AFTER_HYPHENS = r"""

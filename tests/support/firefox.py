@@ -3,7 +3,7 @@
 fetched here).
 
     with firefox() as browser:
-        page = browser.open(base_url, width=1440)       # a page in its own browser context
+        page = browser.open(base_url, width=1440)       # a page in its own browser context (engines.Page)
         page.evaluate("() => document.title")           # the JS function text Playwright takes
         page.click(".sd-toy button"); page.press("Enter"); page.screenshot(path)
         page.log()["errors"]                             # page errors, requests, responses, console, layout
@@ -30,7 +30,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from .lab import TIMELINE, LabPage
+from .engines import stop
+
 
 HERE = Path(__file__).resolve().parent
 DRIVER = HERE / "firefox.mjs"
@@ -215,11 +216,7 @@ class Firefox:
     def close(self):
         with contextlib.suppress(Exception):
             self.command("quit", timeout=30, what="closing Firefox")
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop(self.process, 30, terminate=False)        # (quit ends it)
         self.proxy.shutdown()
         self.proxy.server_close()
         self._stderr.close()
@@ -236,31 +233,3 @@ def firefox(log_path: Path | None = None):
     finally:
         browser.close()
 
-
-class FirefoxLab(LabPage):
-    """tests/support/lab.py's LabPage on a Firefox page: the same in-page readings (events,
-    wait_for, state, in_app, run_all, wait_all_run, first_output) through FirefoxPage.evaluate."""
-
-    def __init__(self, page: FirefoxPage):
-        self.page, self.context = page, None
-
-    @classmethod
-    def open(cls, browser: Firefox, url: str, width: int = 1440, height: int = 900,
-             init: list[str] = ()) -> "FirefoxLab":
-        return cls(browser.open(url, width=width, height=height, init=[TIMELINE, *init]))
-
-    @property
-    def errors(self) -> list[str]:
-        return self.page.log()["errors"]
-
-    def goto(self, url: str, wait_until: str = "load"):
-        self.page.goto(url, wait_until)
-
-    def reload(self):
-        self.page.reload()
-
-    def frame(self):
-        raise NotImplementedError("Firefox: reach the lab through in_app (the lesson page's frame)")
-
-    def close(self):
-        self.page.close()

@@ -7,6 +7,9 @@
             lab.wait_for("notebookShown"); lab.run_all(); lab.wait_for_idle_after_run()
             lab.outputs()                                 # cells as the learner sees them
 
+EngineLab gives the same readings on a Firefox or WebKit page (tests/support/engines.py's Page);
+kernel_says and kernel_prints run code in the live kernel of either.
+
 Requests are recorded, not routed (Playwright's routing turns the HTTP cache off, and the reload
 timings need it): `lab.outside` lists every request to a host other than 127.0.0.1. `lab.console`
 holds the warnings and errors the lesson page and the lab's frame wrote to the console.
@@ -269,3 +272,56 @@ class LabPage:
             finished = kinds.count("execute_input") >= len(code) or "error" in kinds
             return s if finished else None
         return wait_until(done, timeout, step=0.25, what="all cells run")
+
+
+def kernel_says(lab: LabPage, code: str) -> dict:
+    """`code` run in the lab's live kernel: what it prints ("printed", an error's name and value
+    too) and the plain text of each value it displays or returns ("shown")."""
+    return lab.in_app("""
+        return new Promise((done) => {
+          const future = nb.sessionContext.session.kernel.requestExecute({code: arg});
+          const got = {printed: '', shown: []};
+          future.onIOPub = (msg) => {
+            const type = msg.header.msg_type;
+            if (type === 'stream') got.printed += msg.content.text;
+            if (type === 'error') got.printed += msg.content.ename + ': ' + msg.content.evalue;
+            if (type === 'display_data' || type === 'execute_result') got.shown.push(msg.content.data['text/plain']);
+          };
+          future.done.then(() => done(got));
+        });""", code)
+
+
+def kernel_prints(lab: LabPage, code: str) -> str:
+    """What `code` prints when run in the lab's live kernel (an error's name and value too)."""
+    return kernel_says(lab, code)["printed"]
+
+
+class EngineLab(LabPage):
+    """LabPage on a page of tests/support/engines.py (Firefox's, WebKit's): the same in-page readings
+    (events, wait_for, state, in_app, run_all, wait_all_run, first_output) through page.evaluate;
+    what it requested is the driver's to say (Firefox: browser.outside)."""
+
+    def __init__(self, page):
+        self.page, self.context = page, None
+
+    @classmethod
+    def open(cls, browser, url: str, width: int = 1440, height: int = 900, init: list[str] = ()) -> "EngineLab":
+        # (the panel as it opens for a new learner, not folded by an earlier page of the browser)
+        shown = "localStorage.removeItem('specdec-lab:layout');"
+        return cls(browser.open(url, width=width, height=height, init=[shown, TIMELINE, *init]))
+
+    @property
+    def errors(self) -> list[str]:
+        return self.page.log()["errors"]
+
+    def goto(self, url: str, wait_until: str = "load"):
+        self.page.goto(url, wait_until)
+
+    def reload(self):
+        self.page.reload()
+
+    def frame(self):
+        raise NotImplementedError("reach the lab through in_app (the lesson page's frame)")
+
+    def close(self):
+        self.page.close()

@@ -112,7 +112,7 @@ def press_keys_through_the_start(lab, focus, press, after_ready: float = 2.0, ti
     """Focus the lab panel's resize handle and press ← → (the panel's width comes back) on it,
     one after the other, from the moment the lesson has its panel until `after_ready` seconds after
     Python is ready (JupyterLab focuses its splash, then its notebook, as it starts). `lab` is a
-    LabPage or FirefoxLab opened with KEYS_IN_LESSON; focus(selector) and press(key) are the
+    LabPage or EngineLab opened with KEYS_IN_LESSON; focus(selector) and press(key) are the
     browser's. Returns {sent, atHandle, blurs, focused, notebookShownAt, readyAt}: how many keys
     were pressed before the lab showed its notebook and in all."""
     import time
@@ -141,7 +141,7 @@ def press_keys_through_the_start(lab, focus, press, after_ready: float = 2.0, ti
             "notebookShownAt": shown_at, "readyAt": ready_at}
 
 
-# What comes later (site/lab/builder/later.py): run in the live kernel (test_lab_browser.kernel_prints), it
+# What comes later (site/lab/builder/later.py): run in the live kernel (support.lab.kernel_prints), it
 # imports a module only a .later.zip holds and prints a traceback through the standard library,
 # whose lines come from the same archive, read with a synchronous request from the kernel's worker;
 # then numpy.fft, whose extension module (WebAssembly) comes later too and is linked as Python

@@ -1,5 +1,5 @@
-"""Material's search box typed into, in a Firefox or WebKit page (tests/support/firefox.py and
-webkit.py: both have click, type, press and evaluate, as Playwright's page does).
+"""Material's search box typed into, in a page of any engine (tests/support/engines.py's `Page`:
+click, type, press and evaluate; a Playwright page as ChromiumPage(page)).
 
     pages = search_finds(page, "接受率", {base_url, base_url + "knowledge-card/"})
 
@@ -97,29 +97,10 @@ RESULTS_SHOWN = f"""() => ({{meta: document.querySelector('.md-search-result__me
   fresh: document.querySelectorAll('{ITEMS}:not([data-sd-stale])').length}})"""
 
 
-class Typing:
-    """A Playwright page with the click, type, press and evaluate of tests/support/firefox.py's."""
-
-    def __init__(self, page):
-        self.page = page
-
-    def click(self, selector):
-        self.page.click(selector)
-
-    def type(self, text):
-        self.page.keyboard.type(text)
-
-    def press(self, key):
-        self.page.keyboard.press(key)
-
-    def evaluate(self, script, arg=None):
-        return self.page.evaluate(script, arg)
-
-
 def search_follows_input_method(page, how: str, base_url: str, timeout: float = 30) -> set[str]:
     """With 接受 typed key by key and its results shown, 率 comes in `how` (COMPOSE): the results
     must follow to 接受率 (their marked words) while the search stays open on the same page.
-    Returns the result links for 接受率. `page`: firefox.py's or webkit.py's, or Typing(page)."""
+    Returns the result links for 接受率. `page`: an engines.Page."""
     search_finds(page, "接受", {base_url}, timeout)
     # the results for 接受 are marked; the ones for 接受率 are new elements (Material redraws the list)
     page.evaluate(f"() => document.querySelectorAll('{ITEMS}').forEach(i => i.dataset.sdStale = '')")
@@ -134,3 +115,24 @@ def search_follows_input_method(page, how: str, base_url: str, timeout: float = 
         f"{how}: the search closed (a result was opened?)"
     assert page.evaluate("() => location.href").split("#")[0] == base_url, f"{how}: the page moved"
     return {re.sub(r"[?#].*$", "", href) for href in page.evaluate(RESULT_LINKS)}
+
+
+def search(page, term):
+    """Type a query into Material's search box of a Playwright page; the result links (paths
+    without query/hash)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    page.wait_for_function("() => window.document$ !== undefined")
+    box = page.locator(".md-search__input")
+    box.click()
+    box.fill(term)
+    found = "() => document.querySelectorAll('.md-search-result__item').length > 0"
+    for attempt in range(4):  # under load a query went unanswered once (15 s): type it again
+        box.press("End")      # Material reads the query on keyup
+        try:
+            page.wait_for_function(found, timeout=10_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 3:
+                raise AssertionError(f"no search results for {term!r} within 40 s") from None
+    hrefs = page.eval_on_selector_all(".md-search-result__item > a", "as => as.map(a => a.href)")
+    return [re.sub(r"[?#].*$", "", href) for href in hrefs]

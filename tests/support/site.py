@@ -99,3 +99,10 @@ def build_one_page(folder: Path, markdown: str, site_url=None, others: dict | No
     for name, text in pages.items():
         (folder / "lessons" / name).write_text(text, encoding="utf-8")
     return build_lessons(folder / "site-built", config_file=folder / "mkdocs.yml", cwd=folder, site_url=site_url)
+
+
+def after_start_files(lab: Path) -> list[str]:
+    """The files the built lab's kernel loader fetches once the start's are in (its CONFIG's after_start)."""
+    sys.path.insert(0, str(ROOT / "site"))
+    from lab.builder import build_lab
+    return build_lab.built_loader_config(build_lab.pyodide_dir(lab))["after_start"]

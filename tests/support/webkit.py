@@ -36,7 +36,8 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
-from .lab import PAINTED, TIMELINE, LabPage
+from .engines import stop
+from .lab import PAINTED
 from .lab import wait_until as until
 from .server import QuietServer
 
@@ -179,12 +180,7 @@ def xvfb(timeout: float = 30):
         yield ":" + number.decode().strip()
     finally:
         os.close(read)
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop(process, 10)
 
 
 def _free_port() -> int:
@@ -195,6 +191,8 @@ def _free_port() -> int:
 
 class WebKit:
     """One WebDriver session of MiniBrowser; each page is a window of it."""
+
+    outside = None          # (classic WebDriver sees no requests: the pages' are not listed)
 
     def __init__(self, display: str, log_path: Path):
         self.display, self.log_path = display, Path(log_path)
@@ -329,17 +327,12 @@ class WebKit:
             self.request("DELETE", self.session, timeout=30, what="closing MiniBrowser")
 
     def _stop_driver(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop(self.process, 15)
         self._log.close()
 
 
 class WebKitPage:
-    """One window of the driven MiniBrowser (FirefoxPage's interface)."""
+    """One window of the driven MiniBrowser (an engines.Page)."""
 
     def __init__(self, browser: WebKit, handle: str, phone: bool = False):
         self.browser, self.handle, self.phone = browser, handle, phone
@@ -498,29 +491,3 @@ def webkit(server, log_path: Path | None = None):
         finally:
             browser.close()
 
-
-class WebKitLab(LabPage):
-    """tests/support/lab.py's LabPage on a WebKit page: the same in-page readings (events,
-    wait_for, state, in_app, run_all, wait_all_run, first_output) through WebKitPage.evaluate."""
-
-    def __init__(self, page: WebKitPage):
-        self.page, self.context = page, None
-
-    @classmethod
-    def open(cls, browser: WebKit, url: str, width: int = 1440, height: int = 900) -> "WebKitLab":
-        # (the panel as it opens for a new learner, not folded by an earlier page)
-        shown = "localStorage.removeItem('specdec-lab:layout');"
-        return cls(browser.open(url, width=width, height=height, init=[shown, TIMELINE]))
-
-    @property
-    def errors(self) -> list[str]:
-        return self.page.log()["errors"]
-
-    def goto(self, url: str, wait_until: str = "load"):
-        self.page.goto(url, wait_until)
-
-    def reload(self):
-        self.page.reload()
-
-    def close(self):
-        self.page.close()
