@@ -9,6 +9,9 @@ runs them in one process (with -s, to see what a test prints).
 """
 import pytest
 
+# the checks written once for every engine assert in tests/support: show their values on failure
+pytest.register_assert_rewrite("support.every_engine", "support.lab_checks", "support.lesson")
+
 LAYERS = ("build", "browser")
 
 

@@ -138,14 +138,25 @@ class Chromium:
 def chromium(**launch_options):
     """Headless Debian Chromium (Playwright's Python package drives it), relaunched if it dies;
     `launch_options` go to Playwright's launch with the team's flags."""
+    global _running
+    if _running is not None and not launch_options:
+        yield _running      # one Playwright per process: a second sync_playwright() refuses to start
+        return
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
         browser = Chromium(playwright, **launch_options)
+        if not launch_options:
+            _running = browser
         try:
             yield browser
         finally:
+            if _running is browser:
+                _running = None
             browser.close()
+
+
+_running = None     # the process's Chromium with the default flags, while one runs
 
 
 def open_page(browser, url=None, width=1440, height=900, reduced_motion="no-preference", **context_args):
