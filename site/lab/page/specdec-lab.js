@@ -424,6 +424,7 @@
     + '.lm-Menu-item[data-command="filemenu:create-console"] { display: none; }\n'
     + 'body .jp-OutputArea-output pre { word-break: normal; overflow-wrap: anywhere; }\n'
     + '.jp-RenderedMarkdown mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; }\n'
+    + 'body { text-spacing-trim: space-all; }\n'     // every full-width mark a full em, as course.css
     + '::-webkit-scrollbar { width: 10px; height: 10px; }\n'
     + '::-webkit-scrollbar-track, ::-webkit-scrollbar-corner { background: transparent; }\n'
     + '::-webkit-scrollbar-thumb { background: var(--jp-ui-font-color2, #757575); border: 2px solid transparent;'
