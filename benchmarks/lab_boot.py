@@ -1,4 +1,4 @@
-
+"""Does the 實驗場's background start stall the lesson? Desktop Chromium (1440 wide), lesson 1 cold.
     python benchmarks/lab_boot.py [--runs 3] [--page ""] [--variant before=DIR --variant after=build/site]
 
 The lab is a same-origin iframe: Chromium runs JupyterLab's bundles on the lesson's own thread. From
