@@ -14,80 +14,83 @@
     if (dialog && !dialog.hasAttribute("aria-label")) dialog.setAttribute("aria-label", "搜尋");
   }
 
-  function makeScrollable(node, label) {
-    const overflows = node.scrollWidth > node.clientWidth + 1;
-    if (overflows && !node.hasAttribute("data-sd-scroll")) {
+  // Each pass reads every box first, then writes: a write (an attribute course.css or the theme
+  // styles) followed by the next box's read made the browser lay the page out again for each formula
+  // (lesson 1 on a phone: some 100 formulas and tables, 200-400 ms at 4x slowdown).
+  function measure(node) {
+    const room = node.scrollWidth - node.clientWidth;
+    return { node, overflows: room > 1, left: node.scrollLeft > 1, right: room - node.scrollLeft > 1 };
+  }
+  function apply({ node, overflows, left, right }) {
+    if (node.sdLabel && overflows && !node.hasAttribute("data-sd-scroll")) {
       node.setAttribute("data-sd-scroll", "");
       node.setAttribute("tabindex", "0");
       node.setAttribute("role", "region");
-      node.setAttribute("aria-label", label);
-    } else if (!overflows && node.hasAttribute("data-sd-scroll")) {
+      node.setAttribute("aria-label", node.sdLabel);
+    } else if (node.sdLabel && !overflows && node.hasAttribute("data-sd-scroll")) {
       ["data-sd-scroll", "tabindex", "role", "aria-label"].forEach((a) => node.removeAttribute(a));
     }
-  }
-
-  // a display formula or a table that scrolls fades out on the side(s) with more of it (course.css)
-  const SCROLLERS = ".sd-math, .md-typeset__scrollwrap, .sd-toy__scroll, .sd-nb__html";
-  function showMore(node) {
-    const rest = node.scrollWidth - node.clientWidth - node.scrollLeft;
-    const left = node.scrollLeft > 1, right = rest > 1;
-    const more = left && right ? "both" : left ? "left" : right ? "right" : "";
+    // a display formula or a table that scrolls fades out on the side(s) with more of it (course.css)
+    const more = left && right ? "both" : left ? "left" : right ? "right" : null;
+    if (node.getAttribute("data-sd-more") === more) return;
     if (more) node.setAttribute("data-sd-more", more);
     else node.removeAttribute("data-sd-more");
   }
+  const update = (nodes) => nodes.map(measure).forEach(apply);
+
+  const SCROLLERS = ".sd-math, .md-typeset__scrollwrap, .sd-toy__scroll, .sd-nb__html";
 
   // measured again whenever the box or what it holds changes width: a window resize is not the only
   // cause (the lab panel resized beside the lesson; a formula or table laid out wider a moment after
   // the first check, as its font or the page's settles: a formula that scrolled had no fade then)
-  const resized = window.ResizeObserver && new ResizeObserver((entries) => entries.forEach((entry) => {
-    const node = entry.target.sdScroller || entry.target;
-    if (node.sdLabel) makeScrollable(node, node.sdLabel);
-    showMore(node);
-  }));
-  function scrollHints(root) {
-    (root || document).querySelectorAll(SCROLLERS).forEach((node) => {
-      if (!node.sdMore) {
-        node.sdMore = true;
-        node.addEventListener("scroll", () => showMore(node), { passive: true });
-        if (resized) {
-          resized.observe(node);
-          // what sets the content's width: a block formula's box is as wide as its block, its
-          // rows are as wide as the formula; a table's own box
-          for (const content of node.querySelectorAll("math > *, table")) {
-            content.sdScroller = node;
-            resized.observe(content);
-          }
+  const resized = window.ResizeObserver && new ResizeObserver((entries) =>
+    update([...new Set(entries.map((entry) => entry.target.sdScroller || entry.target))]));
+  function watch(nodes) {
+    for (const node of nodes) {
+      if (node.sdMore) continue;
+      node.sdMore = true;
+      node.addEventListener("scroll", () => apply(measure(node)), { passive: true });
+      if (resized) {
+        resized.observe(node);
+        // what sets the content's width: a block formula's box is as wide as its block, its
+        // rows are as wide as the formula; a table's own box
+        for (const content of node.querySelectorAll("math > *, table")) {
+          content.sdScroller = node;
+          resized.observe(content);
         }
       }
-      showMore(node);
-    });
+    }
+    return nodes;
   }
+  const scrollers = (root) => watch([...(root || document).querySelectorAll(SCROLLERS)]);
+  const scrollHints = (root) => update(scrollers(root));
   window.sdScrollHints = scrollHints;   // lab-panel.js, for the notebook preview it puts in
 
   function check() {
-    const label = (selector, text) => document.querySelectorAll(selector).forEach((node) => {
-      node.sdLabel = text;
-      makeScrollable(node, text);
-    });
+    const label = (selector, text) => document.querySelectorAll(selector).forEach((node) => { node.sdLabel = text; });
     label(".md-typeset .sd-math", "公式（可左右捲動）");
     label(".md-typeset__scrollwrap, .sd-toy__scroll", "表格（可左右捲動）");
-    scrollHints(document);
     // an inline formula keeps its math role: focusable, but no region role or label
-    document.querySelectorAll(".md-typeset math[display='inline']").forEach((math) => {
-      if (math.scrollWidth > math.clientWidth + 1) math.setAttribute("tabindex", "0");
-      else math.removeAttribute("tabindex");
+    const inline = [...document.querySelectorAll(".md-typeset math[display='inline']")];
+    const nodes = [...document.querySelectorAll(SCROLLERS)];
+    const wide = inline.map((math) => math.scrollWidth > math.clientWidth + 1);
+    const boxes = nodes.map(measure);
+    watch(nodes);
+    boxes.forEach(apply);
+    inline.forEach((math, i) => {
+      if (wide[i] && math.getAttribute("tabindex") !== "0") math.setAttribute("tabindex", "0");
+      else if (!wide[i] && math.hasAttribute("tabindex")) math.removeAttribute("tabindex");
     });
   }
 
-  function onPage() {
-    nameSearchDialog();
-    check();
-  }
-
-  // the math font may arrive after the first check and widen the formulas
-  if (document.fonts && document.fonts.ready) {
-    document.fonts.ready.then(() => requestAnimationFrame(check));
-    document.fonts.addEventListener("loadingdone", () => requestAnimationFrame(check));
+  // the math font may arrive after the first check and widen the formulas: checked again when a
+  // font has loaded (listened to before the first check, so no load falls between; not through
+  // document.fonts.ready, which brings the page's style up to date: 250 ms of lesson 1 on a phone)
+  let fontsWatched = false;
+  function watchFonts() {
+    if (fontsWatched || !document.fonts || !document.fonts.addEventListener) return;
+    fontsWatched = true;
+    document.fonts.addEventListener("loadingdone", () => afterPaint(check));
   }
 
   let pending = 0;
@@ -96,12 +99,22 @@
     pending = requestAnimationFrame(check);
   });
 
+  // once the page has been laid out and painted (the boxes are then measured without laying the
+  // page out again): the fading edges can wait for the learner's first look
+  const idle = (f) => (window.requestIdleCallback ? requestIdleCallback(f, { timeout: 1000 }) : setTimeout(f, 200));
+  const afterPaint = (f) => requestAnimationFrame(() => idle(f));
+  function onPage() {
+    watchFonts();
+    nameSearchDialog();
+    check();
+  }
+
   if (window.document$ && typeof window.document$.subscribe === "function") {
     // after Material has wrapped the tables of the new page
-    window.document$.subscribe(() => requestAnimationFrame(onPage));
+    window.document$.subscribe(() => afterPaint(onPage));
   } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", onPage);
+    document.addEventListener("DOMContentLoaded", () => afterPaint(onPage));
   } else {
-    onPage();
+    afterPaint(onPage);
   }
 })();
