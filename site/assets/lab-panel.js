@@ -79,12 +79,11 @@
   // while the learner scrolls down to read (on a phone it covered a tile of the toy, a table's last
   // column, a quiz's 重做這題) and comes back at a scroll up or the page's top; with the keyboard's
   // focus it stays (lab-panel.css). Material's back-to-top button does the same, the other way.
-  // (where the page was is first read at the first scroll: read as this script runs, during the
-  // page's parsing, window.scrollY laid the whole lesson out then and there)
-  let lastScrollY = null;
+  // (from the top: read as this script runs, during the page's parsing, window.scrollY laid the
+  // whole lesson out then and there, and said 0 anyway: a reload's scroll position comes later)
+  let lastScrollY = 0;
   window.addEventListener("scroll", () => {
     const y = window.scrollY;
-    if (lastScrollY === null) lastScrollY = y;
     if (Math.abs(y - lastScrollY) < 8 && y > 0) return;
     document.body.classList.toggle("sd-reading-on", y > lastScrollY && y > 0);
     lastScrollY = y;
