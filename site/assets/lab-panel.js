@@ -361,6 +361,5 @@
 
   // before the theme's bundle (see toy.js): mount now, then follow Material's document$
   mount(true);
-  const follow = () => window.document$ && window.document$.subscribe(mount);
-  if (window.document$) follow(); else document.addEventListener("DOMContentLoaded", follow);
+  window.specdecEachPage(mount);
 })();
