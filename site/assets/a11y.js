@@ -4,7 +4,11 @@
  *   keyboard-focusable, so it can be scrolled without a mouse;
  * - a display formula or a table that scrolls gets data-sd-more (right, left or both: where more
  *   of it is), which course.css shows as a fading edge; kept up to date as it is scrolled and as
- *   its box changes width (a phone turned, the lab panel beside the lesson resized).
+ *   its box changes width (a phone turned, the lab panel beside the lesson resized, a font arrived).
+ * The boxes are measured by a ResizeObserver, which the browser calls right after it has laid the
+ * page out: measuring them as the page loaded (after a write, or before the layout) made the
+ * browser lay lesson 1 out again, 150-400 ms on a phone at 4x slowdown. All reads of a call come
+ * before its writes.
  */
 (function () {
   "use strict";
@@ -14,14 +18,16 @@
     if (dialog && !dialog.hasAttribute("aria-label")) dialog.setAttribute("aria-label", "搜尋");
   }
 
-  // Each pass reads every box first, then writes: a write (an attribute course.css or the theme
-  // styles) followed by the next box's read made the browser lay the page out again for each formula
-  // (lesson 1 on a phone: some 100 formulas and tables, 200-400 ms at 4x slowdown).
   function measure(node) {
     const room = node.scrollWidth - node.clientWidth;
     return { node, overflows: room > 1, left: node.scrollLeft > 1, right: room - node.scrollLeft > 1 };
   }
   function apply({ node, overflows, left, right }) {
+    if (node.sdInline) {      // an inline formula keeps its math role: focusable, no region role or label
+      if (overflows && node.getAttribute("tabindex") !== "0") node.setAttribute("tabindex", "0");
+      else if (!overflows && node.hasAttribute("tabindex")) node.removeAttribute("tabindex");
+      return;
+    }
     if (node.sdLabel && overflows && !node.hasAttribute("data-sd-scroll")) {
       node.setAttribute("data-sd-scroll", "");
       node.setAttribute("tabindex", "0");
@@ -40,81 +46,50 @@
 
   const SCROLLERS = ".sd-math, .md-typeset__scrollwrap, .sd-toy__scroll, .sd-nb__html";
 
-  // measured again whenever the box or what it holds changes width: a window resize is not the only
-  // cause (the lab panel resized beside the lesson; a formula or table laid out wider a moment after
-  // the first check, as its font or the page's settles: a formula that scrolled had no fade then)
+  // called once for each box as it is first laid out, then whenever it or what it holds changes
+  // size (what sets the content's width: a block formula's box is as wide as its block, its rows
+  // are as wide as the formula; a table's own box)
   const resized = window.ResizeObserver && new ResizeObserver((entries) =>
     update([...new Set(entries.map((entry) => entry.target.sdScroller || entry.target))]));
   function watch(nodes) {
-    for (const node of nodes) {
-      if (node.sdMore) continue;
-      node.sdMore = true;
-      node.addEventListener("scroll", () => apply(measure(node)), { passive: true });
-      if (resized) {
-        resized.observe(node);
-        // what sets the content's width: a block formula's box is as wide as its block, its
-        // rows are as wide as the formula; a table's own box
-        for (const content of node.querySelectorAll("math > *, table")) {
-          content.sdScroller = node;
-          resized.observe(content);
-        }
+    const fresh = nodes.filter((node) => !node.sdWatched);
+    for (const node of fresh) {
+      node.sdWatched = true;
+      if (!node.sdInline) node.addEventListener("scroll", () => apply(measure(node)), { passive: true });
+      if (!resized) continue;
+      resized.observe(node);
+      for (const content of node.querySelectorAll("math > *, table")) {
+        content.sdScroller = node;
+        resized.observe(content);
       }
     }
-    return nodes;
+    if (!resized) update(nodes);    // (no ResizeObserver: measured now, and at each window resize)
   }
-  const scrollers = (root) => watch([...(root || document).querySelectorAll(SCROLLERS)]);
-  const scrollHints = (root) => update(scrollers(root));
-  window.sdScrollHints = scrollHints;   // lab-panel.js, for the notebook preview it puts in
+  window.sdScrollHints = (root) => watch([...root.querySelectorAll(SCROLLERS)]);   // lab-panel.js: the notebook preview
 
-  function check() {
-    const label = (selector, text) => document.querySelectorAll(selector).forEach((node) => { node.sdLabel = text; });
-    label(".md-typeset .sd-math", "公式（可左右捲動）");
-    label(".md-typeset__scrollwrap, .sd-toy__scroll", "表格（可左右捲動）");
-    // an inline formula keeps its math role: focusable, but no region role or label
-    const inline = [...document.querySelectorAll(".md-typeset math[display='inline']")];
-    const nodes = [...document.querySelectorAll(SCROLLERS)];
-    const wide = inline.map((math) => math.scrollWidth > math.clientWidth + 1);
-    const boxes = nodes.map(measure);
-    watch(nodes);
-    boxes.forEach(apply);
-    inline.forEach((math, i) => {
-      if (wide[i] && math.getAttribute("tabindex") !== "0") math.setAttribute("tabindex", "0");
-      else if (!wide[i] && math.hasAttribute("tabindex")) math.removeAttribute("tabindex");
-    });
-  }
-
-  // the math font may arrive after the first check and widen the formulas: checked again when a
-  // font has loaded (listened to before the first check, so no load falls between; not through
-  // document.fonts.ready, which brings the page's style up to date: 250 ms of lesson 1 on a phone)
-  let fontsWatched = false;
-  function watchFonts() {
-    if (fontsWatched || !document.fonts || !document.fonts.addEventListener) return;
-    fontsWatched = true;
-    document.fonts.addEventListener("loadingdone", () => afterPaint(check));
-  }
-
-  let pending = 0;
-  window.addEventListener("resize", () => {
-    cancelAnimationFrame(pending);
-    pending = requestAnimationFrame(check);
-  });
-
-  // once the page has been laid out and painted (the boxes are then measured without laying the
-  // page out again): the fading edges can wait for the learner's first look
-  const idle = (f) => (window.requestIdleCallback ? requestIdleCallback(f, { timeout: 1000 }) : setTimeout(f, 200));
-  const afterPaint = (f) => requestAnimationFrame(() => idle(f));
   function onPage() {
-    watchFonts();
     nameSearchDialog();
-    check();
+    const label = (selector, text) => [...document.querySelectorAll(selector)].map((node) => {
+      node.sdLabel = text;
+      return node;
+    });
+    const inline = [...document.querySelectorAll(".md-typeset math[display='inline']")];
+    inline.forEach((math) => { math.sdInline = true; });
+    watch([...label(".md-typeset .sd-math", "公式（可左右捲動）"),
+           ...label(".md-typeset__scrollwrap, .sd-toy__scroll", "表格（可左右捲動）"),
+           ...document.querySelectorAll(SCROLLERS), ...inline]);
+  }
+  if (!resized) {
+    window.addEventListener("resize", () => requestAnimationFrame(() =>
+      update([...document.querySelectorAll(SCROLLERS + ", .md-typeset math[display='inline']")])));
   }
 
   if (window.document$ && typeof window.document$.subscribe === "function") {
     // after Material has wrapped the tables of the new page
-    window.document$.subscribe(() => afterPaint(onPage));
+    window.document$.subscribe(() => requestAnimationFrame(onPage));
   } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", () => afterPaint(onPage));
+    document.addEventListener("DOMContentLoaded", onPage);
   } else {
-    afterPaint(onPage);
+    onPage();
   }
 })();
