@@ -16,7 +16,8 @@ Lighthouse to a script URL) and of its main-thread time (`bootup-time`). --varia
 or more) measures other builds in the same run, each served on its own port, their runs
 interleaved (before, after, before, ...) so that the machine's load falls on all alike. Prints
 figures, asserts nothing; every Lighthouse run is bounded (--bound seconds) and stopped with its
-browser past it.
+browser past it; a run that fails (on a loaded machine Lighthouse sometimes gives up waiting for
+DevTools) is tried once more, and the failures are counted on stderr.
 """
 from __future__ import annotations
 
@@ -139,10 +140,12 @@ def main() -> None:
                 failures = {name: [] for name in variants}
                 for _ in range(args.runs):
                     for name, base_url in urls.items():      # interleaved: load falls on all alike
-                        try:
-                            runs[name].append(figures(lighthouse(base_url + page, preset, args.bound)))
-                        except RuntimeError as error:
-                            failures[name].append(str(error))
+                        for attempt in range(2):    # a run that fails is tried once more, said in the table
+                            try:
+                                runs[name].append(figures(lighthouse(base_url + page, preset, args.bound)))
+                                break
+                            except RuntimeError as error:
+                                failures[name].append(str(error))
                 for name in variants:
                     label = (page or "index") + (f" ({name})" if name else "")
                     rows.append((preset, label, runs[name], failures[name]))

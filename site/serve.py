@@ -108,6 +108,7 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
     reloader: "Reloader | None" = None
     cache_hashed = True     # False: revalidate everything (to measure what the long cache is worth)
     compress = True         # False: send every file as it is (to measure what compression is worth)
+    lab_isolation = False   # True: the lab's pages in a process of their own in Chromium (make_server)
     tell_leaving = True     # False: not even that line (the tests, whose browsers leave pages mid-download)
 
     def handle(self):
@@ -131,6 +132,8 @@ class SiteHandler(http.server.SimpleHTTPRequestHandler):
         immutable = (self.cache_hashed and getattr(self, "status", 0) in (200, 304)
                      and IMMUTABLE.match(self.path.split("?", 1)[0]))
         self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
+        if self.lab_isolation and self.path.startswith("/lab/") and self.path.split("?", 1)[0].endswith(".html"):
+            self.send_header("Document-Isolation-Policy", "isolate-and-require-corp")
         super().end_headers()
 
     def send_head(self):
@@ -295,9 +298,12 @@ class Reloader:
 
 def make_server(root: Path, port: int, host: str = "127.0.0.1", reloader: Reloader | None = None,
                 cache_hashed: bool = True, compress: bool = True,
-                tell_leaving: bool = True) -> http.server.ThreadingHTTPServer:
+                tell_leaving: bool = True, lab_isolation: bool = False) -> http.server.ThreadingHTTPServer:
+    """lab_isolation (an experiment, benchmarks/lab_boot.py): the lab's pages get a
+    Document-Isolation-Policy, so that Chromium runs them in a process of their own, off the
+    lesson's thread; the lesson's scripts then cannot reach into the lab's frame (they do today)."""
     options = {"reloader": reloader, "cache_hashed": cache_hashed, "compress": compress,
-               "tell_leaving": tell_leaving}
+               "tell_leaving": tell_leaving, "lab_isolation": lab_isolation}
     handler = functools.partial(type("Handler", (SiteHandler,), options), directory=str(root))
     return SiteServer((host, port), handler)
 

@@ -148,6 +148,17 @@ def test_lesson_scrollbars_take_room_instead_of_fading_over_the_text(open_page):
     assert [s for s in scrollers if 0 in (s["x"], s["y"])] == [], scrollers
 
 
+def test_a_phone_prefetches_pythons_start_in_a_worker(open_page):
+    """lab-prefetch.js fetches Python's start files in a worker started from its own file (not on
+    the lesson's thread): in WebKit too the worker starts and reads every file to its end, while the
+    lab itself stays unloaded."""
+    page = open_page("", width=390, height=844)
+    wait_until(lambda: page.evaluate("() => document.documentElement.dataset.sdLabPrefetch || ''")
+               not in ("", "fetching"), 120, step=0.5, what="the prefetch of Python's start files")
+    assert page.evaluate("() => document.documentElement.dataset.sdLabPrefetch") == "done"
+    assert page.evaluate("() => !!document.querySelector('.sd-lab__frame')") is False
+
+
 def test_toy_answers_clicks_and_keys(open_page):
     page = open_page("", seed=7)
     mounted(page)

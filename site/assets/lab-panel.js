@@ -79,7 +79,9 @@
   // while the learner scrolls down to read (on a phone it covered a tile of the toy, a table's last
   // column, a quiz's 重做這題) and comes back at a scroll up or the page's top; with the keyboard's
   // focus it stays (lab-panel.css). Material's back-to-top button does the same, the other way.
-  let lastScrollY = window.scrollY;
+  // (from the top: read as this script runs, during the page's parsing, window.scrollY laid the
+  // whole lesson out then and there, and said 0 anyway: a reload's scroll position comes later)
+  let lastScrollY = 0;
   window.addEventListener("scroll", () => {
     const y = window.scrollY;
     if (Math.abs(y - lastScrollY) < 8 && y > 0) return;
@@ -143,7 +145,9 @@
     const layout = readLayout();
     if (layout.width) document.documentElement.style.setProperty("--sd-lab-w", clampWidth(layout.width) + "px");
     panel.tabIndex = -1;
-    requestAnimationFrame(describeWidth);
+    // (for assistive technology, once the page is laid out: read at the next frame, the panel's
+    // box laid out a phone's lesson before its first paint)
+    (window.requestIdleCallback || setTimeout)(describeWidth);
     openButton.hidden = false;
     closeButton.hidden = false;
     handle.hidden = false;
@@ -186,9 +190,9 @@
         preview.innerHTML = html;
         body.append(preview);
         // code and formulas wider than the panel scroll sideways: reachable with the keyboard too
-        preview.querySelectorAll("pre > code, .sd-math").forEach((el) => {
-          if (el.scrollWidth > el.clientWidth) el.tabIndex = 0;
-        });
+        // (all measured, then marked: a mark between two measures laid the panel out again)
+        [...preview.querySelectorAll("pre > code, .sd-math")].filter((el) => el.scrollWidth > el.clientWidth)
+          .forEach((el) => { el.tabIndex = 0; });
         if (window.sdScrollHints) window.sdScrollHints(preview);   // a11y.js: the fading edge
         for (const type of ["wheel", "touchstart", "keydown"]) {
           preview.addEventListener(type, () => { wanted = null; }, { passive: true });   // the learner's own way
@@ -357,6 +361,5 @@
 
   // before the theme's bundle (see toy.js): mount now, then follow Material's document$
   mount(true);
-  const follow = () => window.document$ && window.document$.subscribe(mount);
-  if (window.document$) follow(); else document.addEventListener("DOMContentLoaded", follow);
+  window.specdecEachPage(mount);
 })();

@@ -120,6 +120,5 @@
   }
 
   mount();
-  const follow = () => window.document$ && window.document$.subscribe(mount);
-  if (window.document$) follow(); else document.addEventListener("DOMContentLoaded", follow);
+  window.specdecEachPage(mount);
 })();

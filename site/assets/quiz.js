@@ -253,6 +253,5 @@
   // already, so it mounts now rather than after the theme has started (~0.3 s on a cold load).
   // Pages reached by instant navigation come through Material's document$ (its bundle defines it).
   mountAll();
-  const follow = () => window.document$ && window.document$.subscribe(mountAll);
-  if (window.document$) follow(); else document.addEventListener("DOMContentLoaded", follow);
+  window.specdecEachPage(mountAll);
 })();

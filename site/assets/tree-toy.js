@@ -194,6 +194,5 @@
 
   // before the theme's bundle (see toy.js): mount now, then follow Material's document$
   mountAll();
-  const follow = () => window.document$ && window.document$.subscribe(mountAll);
-  if (window.document$) follow(); else document.addEventListener("DOMContentLoaded", follow);
+  window.specdecEachPage(mountAll);
 })();

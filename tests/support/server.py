@@ -38,12 +38,13 @@ class QuietServer(http.server.ThreadingHTTPServer):
 
 
 @contextlib.contextmanager
-def serve_site(root: Path, cache_hashed: bool = True, compress: bool = True):
+def serve_site(root: Path, cache_hashed: bool = True, compress: bool = True, lab_isolation: bool = False):
     """site/serve.py's server (what `make serve` runs, without live reload) for `root` on a free
     port, quiet about browsers that leave mid-download; yields the base URL (ending in '/')."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "site"))
     import serve  # site/serve.py
-    server = serve.make_server(root, port=0, cache_hashed=cache_hashed, compress=compress, tell_leaving=False)
+    server = serve.make_server(root, port=0, cache_hashed=cache_hashed, compress=compress, tell_leaving=False,
+                               lab_isolation=lab_isolation)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
