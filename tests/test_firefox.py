@@ -22,7 +22,7 @@ from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_STAR
                                TABLE_HINTS_SETTLED, WIDE_TABLES, check_display_formulas, check_wide_tables,
                                not_one_em)
 from support.engines import opener, started
-from support.every_engine import SHOTS, EveryEngineLab, EveryEnginePage
+from support.every_engine import SHOTS, EveryEngineLab, EveryEnginePage, PhonePrefetch
 from support.lab import EngineLab, wait_until
 from support.lab_checks import IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, press_keys_through_the_start
 from support.lesson import (LAB_PAGES, LABELS, LESSON_PAGES, QUIZ_STATE, answer_by_keys, answered, check_round,
@@ -49,6 +49,10 @@ def open_page(browser, base_url):
 
 
 class TestEveryEnginePage(EveryEnginePage):
+    name = "firefox"
+
+
+class TestPhonePrefetch(PhonePrefetch):
     name = "firefox"
 
 
@@ -152,17 +156,6 @@ def test_no_heading_has_an_empty_line_under_its_text(open_page, path, width):
     headings = page.evaluate(HEADINGS)
     assert headings and [h for h in headings if h["below"] > 8 or h["left"] < 0] == []
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
-
-
-def test_a_phone_prefetches_pythons_start_in_a_worker(open_page):
-    """lab-prefetch.js fetches Python's start files in a worker started from its own file (not on
-    the lesson's thread): in Firefox too the worker starts and reads every file to its end, while the
-    lab itself stays unloaded."""
-    page = open_page("", width=390, height=844)
-    wait_until(lambda: page.evaluate("() => document.documentElement.dataset.sdLabPrefetch || ''")
-               not in ("", "fetching"), 120, step=0.5, what="the prefetch of Python's start files")
-    assert page.evaluate("() => document.documentElement.dataset.sdLabPrefetch") == "done"
-    assert page.evaluate("() => !!document.querySelector('.sd-lab__frame')") is False
 
 
 def test_toy_answers_clicks(open_page):

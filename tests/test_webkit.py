@@ -29,7 +29,7 @@ from support.axe import axe_script
 from support.cjk_lines import (DISPLAY_FORMULAS, OPTIONS_SPLIT_AFTER_HYPHENS, SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN,
                                check_display_formulas)
 from support.engines import opener, started
-from support.every_engine import SHOTS, EveryEngineLab, EveryEnginePage
+from support.every_engine import SHOTS, EveryEngineLab, EveryEnginePage, PhonePrefetch
 from support.lab import TIMELINE, EngineLab, kernel_prints, wait_until
 from support.lab_checks import IMAGE_OUTPUTS, KERNEL_SPINNER_OR_READY, START_SAMPLER, START_SAMPLES, STREAM_TEXTS
 from support.lesson import (LAB_FOLDED, LAB_PAGES, LAB_SHOWN, LABELS, LESSON_PAGES, answer_by_keys,
@@ -73,6 +73,10 @@ def open_page(browser, base_url):
 class TestEveryEnginePage(EveryEnginePage):
     name = "webkit"
     px_slack = 1        # WebKitGTK draws every glyph a whole number of pixels wide
+
+
+class TestPhonePrefetch(PhonePrefetch):
+    name = "webkit"
 
 
 class TestEveryEngineLab(EveryEngineLab):
@@ -146,17 +150,6 @@ def test_lesson_scrollbars_take_room_instead_of_fading_over_the_text(open_page):
     scrollers = page.evaluate(PAGE_SCROLLERS)
     assert len(scrollers) >= 4, scrollers          # the page, search results, long code lines
     assert [s for s in scrollers if 0 in (s["x"], s["y"])] == [], scrollers
-
-
-def test_a_phone_prefetches_pythons_start_in_a_worker(open_page):
-    """lab-prefetch.js fetches Python's start files in a worker started from its own file (not on
-    the lesson's thread): in WebKit too the worker starts and reads every file to its end, while the
-    lab itself stays unloaded."""
-    page = open_page("", width=390, height=844)
-    wait_until(lambda: page.evaluate("() => document.documentElement.dataset.sdLabPrefetch || ''")
-               not in ("", "fetching"), 120, step=0.5, what="the prefetch of Python's start files")
-    assert page.evaluate("() => document.documentElement.dataset.sdLabPrefetch") == "done"
-    assert page.evaluate("() => !!document.querySelector('.sd-lab__frame')") is False
 
 
 def test_toy_answers_clicks_and_keys(open_page):

@@ -96,6 +96,20 @@ class EveryEnginePage(Engine):
             self.shot(page, "search-ime-接受率")
 
 
+class PhonePrefetch(Engine):
+    """On a phone the lab stays folded; lab-prefetch.js fetches Python's start files in a worker
+    started from its own file (not on the lesson's thread). Chromium's own checks of it are in
+    tests/test_lab_prefetch.py, against a site built with its lab."""
+
+    def test_a_phone_prefetches_pythons_start_in_a_worker(self, open_page):
+        page = open_page("", width=390, height=844)
+        state = wait_for(page, "() => !['', 'fetching'].includes(document.documentElement.dataset.sdLabPrefetch || '')"
+                         " && document.documentElement.dataset.sdLabPrefetch", 120, step=0.5,
+                         what="the prefetch of Python's start files")
+        assert state == "done"
+        assert page.evaluate("() => !!document.querySelector('.sd-lab__frame')") is False
+
+
 class EveryEngineLab(Engine):
     """Each lab page, visited once a module and run (the `lab_run` fixture)."""
 
