@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "site"))
 from lab.builder.build_lab import build_lab, pyodide_dir  # noqa: E402
 from lab.builder.fetch import BuildError  # noqa: E402
 import brotli_siblings  # noqa: E402  (site/brotli_siblings.py)
-from offline import manifest as offline_manifest  # noqa: E402  (site/offline/)
+from offline import manifest as offline_manifest, workers as offline_workers  # noqa: E402  (site/offline/)
 
 
 def build_lessons(site: Path, config: Path = ROOT / "mkdocs.yml") -> bool:
@@ -108,6 +108,7 @@ def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "note
     elif site.exists():
         shutil.copytree(site, new, copy_function=os.link, ignore=shutil.ignore_patterns("lab"))
     place_lab(build_dir / "lab", new)
+    offline_workers.add_workers(new)
     offline = offline_manifest.write_manifest(new)     # last of the files, before their .br
     siblings = brotli_siblings.write_siblings(new)
     swap_in(new, site)

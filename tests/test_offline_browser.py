@@ -1,0 +1,262 @@
+"""The course offline after one visit (issue 45, docs/offline.md), in Chromium.
+
+The whole site is built once, served by site/serve.py on a fixed port (a service worker belongs
+to its origin, port included), visited online (lesson 1, its lab run), then the server is
+stopped: every page of the sitemap opens with its widgets and search, and lesson 1's lab starts
+and runs every cell. A new build (the same site with a lesson's text changed, its offline.json
+written again) served on the same origin: the page stays on the old build until 「課程已更新」's
+reload, then shows the new one, and only the new build's cache is left. The lab's drive (the
+kernel's files, through JupyterLite's relay in the worker) and an upload still reach Python with
+the course's worker in control. An insecure origin (http://classroom.test, mapped to 127.0.0.1:
+not localhost, so not a secure context) has no worker and the lab still runs.
+Screenshots: offline-*.png.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import threading
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from support.lab import LabPage, wait_until
+from support.server import CHROMIUM, CHROMIUM_FLAGS
+from support.site import ROOT, build_site
+from test_lab_browser import RUN_CELL
+from test_site_browser import search
+
+sys.path.insert(0, str(ROOT / "site"))
+import serve  # noqa: E402  (site/serve.py)
+from offline.manifest import write_manifest  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+SHOTS = ROOT / "build" / "test-output" / "screenshots"
+CLASSROOM = "classroom.test"      # an http origin that is not localhost: no service worker
+
+
+class Server:
+    """site/serve.py's server for a folder, on a port that stays the same across stop and start."""
+
+    def __init__(self, root: Path, port: int = 0):
+        self.server = serve.make_server(root, port=port, tell_leaving=False)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The whole site, built (SPECDEC_LAB_SITE=<folder>: one built already, only served)."""
+    if os.environ.get("SPECDEC_LAB_SITE"):
+        return Path(os.environ["SPECDEC_LAB_SITE"])
+    return build_site(tmp_path_factory.mktemp("offline") / "build")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS + [
+            f"--host-resolver-rules=MAP {CLASSROOM} 127.0.0.1"])
+        try:
+            yield instance
+        finally:
+            instance.close()
+
+
+def sitemap_paths(site: Path) -> list[str]:
+    locs = [e.text for e in ET.parse(site / "sitemap.xml").getroot().iter() if e.tag.endswith("loc")]
+    return [re.sub(r"^https?://[^/]+/", "", loc) for loc in locs]
+
+
+def run_every_cell(lab: LabPage) -> list:
+    """Run all; the errors of the code cells (none expected) after checking each one ran."""
+    lab.run_all(early=True)
+    ran = lab.wait_all_run(timeout=400)
+    cells = [c for c in ran["cells"] if c["type"] == "code" and c["source"].strip()]
+    assert sorted(c["count"] for c in cells) == list(range(1, len(cells) + 1))
+    return [(c["source"][:60], o.get("ename"), o.get("evalue"))
+            for c in cells for o in c["outputs"] if o["output_type"] == "error"]
+
+
+def visit_online(context, base: str) -> LabPage:
+    """Lesson 1 with its lab run, then wait until the worker kept the lab (bounded)."""
+    lab = LabPage.open(context, base)
+    assert run_every_cell(lab) == []
+    wait_until(lambda: (lab.page.evaluate("() => window.specdecOffline && window.specdecOffline.kept") or 0) > 0,
+               180, step=0.5, what="the worker keeping the lab's files")
+    return lab
+
+
+REGISTERED = """() => navigator.serviceWorker.getRegistrations().then((found) =>
+    found.map((r) => [r.scope, r.active && r.active.scriptURL]).sort())"""
+
+
+def caches_held(page) -> list[str]:
+    """The course's build caches (not its state, nor JupyterLite's empty 'precache')."""
+    return sorted(name for name in page.evaluate("() => caches.keys()")
+                  if name.startswith("specdec-") and name != "specdec-offline-state")
+
+
+def test_after_one_visit_every_page_and_the_visited_lab_work_with_the_server_stopped(browser, site):
+    server = Server(site)
+    base = f"http://127.0.0.1:{server.port}/"
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        lab = visit_online(context, base)
+        assert lab.page.evaluate(REGISTERED) == [[base, base + "sw.js"],
+                                                 [base + "lab/", base + "lab/service-worker.js?enableCache=false"]]
+        server.stop()
+        server = None
+        page = context.new_page()
+        failed = []
+        page.on("requestfailed", lambda r: failed.append((r.failure, r.url)))
+        for path in sitemap_paths(site):
+            page.goto(base + path, timeout=30_000)
+            assert page.locator("h1").first.inner_text().strip(), path
+            assert page.evaluate("() => !!window.document$"), path            # the theme's bundle ran
+        page.goto(base, timeout=30_000)
+        toy = page.locator(".sd-toy button").first
+        wait_until(lambda: toy.count() == 1, 30, what="the toy's buttons")
+        assert page.locator(".sd-progress").count() == 1
+        assert page.locator(".sd-progress").inner_text().strip()
+        assert search(page, "接受率"), "search offline"
+        page.screenshot(path=str(SHOTS / "offline-lesson1.png"))
+        assert [f for f in failed if "/lab/" not in f[1]] == []
+        offline_lab = LabPage.open(context, base)
+        assert run_every_cell(offline_lab) == []
+        offline_lab.page.screenshot(path=str(SHOTS / "offline-lab-ran.png"))
+        assert offline_lab.errors == []
+    finally:
+        context.close()
+        if server:
+            server.stop()
+
+
+def new_build(site: Path, folder: Path) -> Path:
+    """The same site with lesson 1's title changed and its offline.json written again."""
+    copy = folder / "site2"
+    shutil.copytree(site, copy, ignore=shutil.ignore_patterns("*.br"))
+    page = copy / "index.html"
+    html = page.read_text(encoding="utf-8")
+    page.unlink()
+    page.write_text(html.replace("</h1>", "（新版）</h1>", 1), encoding="utf-8")
+    write_manifest(copy)
+    return copy
+
+
+def test_a_new_build_replaces_the_old_one_whole_after_the_notice(browser, site, tmp_path):
+    server = Server(site)
+    port = server.port
+    base = f"http://127.0.0.1:{port}/"
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        lab = visit_online(context, base)
+        old = caches_held(lab.page)
+        assert len(old) == 1, old
+        server.stop()
+        server = Server(new_build(site, tmp_path), port=port)
+        page = context.new_page()
+        page.goto(base + "your-gpu/")
+        notice = page.locator(".sd-update")
+        wait_until(lambda: notice.count() == 1, 120, step=0.5, what="the 課程已更新 notice")
+        assert "課程已更新" in notice.inner_text()
+        page.screenshot(path=str(SHOTS / "offline-update-notice.png"))
+        page.goto(base)
+        assert "（新版）" not in page.locator("h1").first.inner_text()   # still the old build
+        wait_until(lambda: page.locator(".sd-update").count() == 1, 30, what="the notice again")
+        page.locator(".sd-update a").click(no_wait_after=True)
+        wait_until(lambda: "（新版）" in page.locator("h1").first.inner_text(), 30, what="the new build")
+        held = caches_held(page)
+        new_version = json.loads((tmp_path / "site2" / "offline.json").read_text())["version"]
+        assert held == [f"specdec-{new_version}"]
+        # the lab's files came over: Python is in the new cache, not fetched again
+        wasm = next(p for p in json.loads((tmp_path / "site2" / "offline.json").read_text())["files"]
+                    if p.endswith("pyodide.asm.wasm"))
+        assert page.evaluate("(key) => caches.match(key).then((r) => !!r)", base + wasm)
+    finally:
+        context.close()
+        if server:
+            server.stop()
+
+
+# a file Python writes in the lab's drive reaches the page's contents (JupyterLite's /api/drive
+# relay, in the worker)
+DRIVE = "open('offline-check.txt', 'w').write('離線')"
+
+
+def test_the_labs_drive_and_an_upload_reach_python_through_the_sites_worker(browser, site):
+    """A page without a lab first (the knowledge card): the site's worker is in control of the
+    next page's lab too (JupyterLite's own is never registered), and carries JupyterLite's relay:
+    the kernel lists the drive's notebooks, an upload reaches the bench cell."""
+    server = Server(site)
+    base = f"http://127.0.0.1:{server.port}/"
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        first = context.new_page()
+        first.goto(base + "knowledge-card/")
+        wait_until(lambda: first.evaluate(REGISTERED) == [[base, base + "sw.js"]], 60, step=0.25,
+                   what="the site's worker active")
+        first.close()
+        chosen = sorted(p for p in (ROOT / "tests" / "fixtures" / "vllm" / "bench").glob("*.json")
+                        if re.search(r"-concurrency(16|32|64)-", p.name))
+        lab = LabPage.open(context, base + "your-gpu/")
+        assert lab.page.evaluate("() => navigator.serviceWorker.controller.scriptURL") == base + "sw.js"
+        lab.run_all(early=True)
+        lab.wait_all_run(timeout=400)
+        frame_worker = lab.frame().evaluate("() => navigator.serviceWorker.controller && "
+                                            "navigator.serviceWorker.controller.scriptURL")
+        assert frame_worker == base + "sw.js"
+        assert lab.page.evaluate(REGISTERED) == [[base, base + "sw.js"]]
+        listing = lab.in_app("""return new Promise((done) => {
+            const future = nb.sessionContext.session.kernel.requestExecute({code: arg});
+            let out = null;
+            future.onIOPub = (m) => { if (m.header.msg_type === 'execute_result') out = m.content.data['text/plain']; };
+            future.done.then(() => done(out));
+          });""", DRIVE)
+        assert listing == "2", listing            # characters written
+        seen = lab.in_app("return app.serviceManager.contents.get('offline-check.txt', "
+                          "{content: true, format: 'text'}).then((m) => m.content);")
+        assert seen == "離線"
+        lab.show_cell("upload")
+        frame = lab.frame()
+        button = frame.locator("button.widget-upload")
+        wait_until(lambda: button.count() == 1 and button.is_visible(), 30, what="the upload button on screen")
+        with lab.page.expect_file_chooser(timeout=30_000) as chooser:
+            button.click(timeout=30_000)
+        chooser.value.set_files([str(p) for p in chosen])
+        wait_until(lambda: "(6)" in button.text_content(), 30, what="the button counting 6 files")
+        outputs = lab.in_app(RUN_CELL, lab.show_cell("bench"))
+        printed = "".join(o["text"] for o in outputs if o["output_type"] == "stream") \
+            if isinstance(outputs, list) else outputs
+        assert re.findall(r"併發\s+(\d+)：", printed) == ["16", "32", "64"], printed
+        assert lab.errors == []
+    finally:
+        context.close()
+        server.stop()
+
+
+def test_an_insecure_classroom_origin_has_no_worker_and_the_lab_runs(browser, site):
+    server = Server(site)
+    base = f"http://{CLASSROOM}:{server.port}/"
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    try:
+        lab = LabPage.open(context, base + "your-gpu/")
+        assert lab.page.evaluate("() => [window.isSecureContext, 'serviceWorker' in navigator, "
+                                 "window.specdecOffline === undefined]") == [False, False, True]
+        assert run_every_cell(lab) == []
+        assert lab.errors == []
+    finally:
+        context.close()
+        server.stop()
