@@ -260,3 +260,46 @@ def test_an_insecure_classroom_origin_has_no_worker_and_the_lab_runs(browser, si
     finally:
         context.close()
         server.stop()
+
+
+def test_the_whole_course_on_request_then_cleared_on_request(browser, site):
+    """Lesson 1's progress view: the storage line, 「整門課離線用」 saying its megabytes, which
+    fetches every file of the build when pressed (a progress bar, then a sentence); then
+    「清除離線資料」 asks first and says it cleared: no build cache left."""
+    files = json.loads((site / "offline.json").read_text())["files"]
+    server = Server(site)
+    base = f"http://127.0.0.1:{server.port}/"
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(base)
+        wait_until(lambda: page.evaluate(REGISTERED) == [[base, base + "sw.js"]], 60, step=0.25,
+                   what="the site's worker active")
+        page.reload()
+        whole = page.locator(".sd-offline__whole")
+        wait_until(lambda: "下載" in whole.inner_text(), 30, what="the whole course's megabytes")
+        megabytes = float(re.search(r"（下載 ([\d.]+)\u00a0MB）", whole.inner_text())[1])
+        assert 0 < megabytes <= sum(size for _, size in files.values()) / 1e6
+        assert re.search(r"存了 [\d.]+\u00a0MB", page.locator(".sd-offline__used").inner_text())
+        whole.scroll_into_view_if_needed()
+        whole.click()
+        said = page.locator(".sd-offline__said")
+        wait_until(lambda: page.locator(".sd-offline__bar").is_visible() or "整門課已存好" in said.inner_text(),
+                   60, step=0.1, what="the progress bar")
+        if page.locator(".sd-offline__bar").is_visible():
+            page.locator(".sd-offline").screenshot(path=str(SHOTS / "offline-whole-progress-390.png"))
+        wait_until(lambda: "整門課已存好" in said.inner_text(), 300, step=0.5, what="the whole course kept")
+        assert whole.is_hidden()
+        (held,) = caches_held(page)
+        count = page.evaluate("(name) => caches.open(name).then((c) => c.keys()).then((k) => k.length)", held)
+        assert count == len(files) + 1                          # and the build's manifest
+        page.locator(".sd-offline").screenshot(path=str(SHOTS / "offline-whole-done-390.png"))
+        asked = []
+        page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+        page.locator(".sd-offline__clear").click()
+        wait_until(lambda: "已清除離線資料" in said.inner_text(), 30, what="the clearing said")
+        assert asked and "離線資料" in asked[0]
+        assert caches_held(page) == []
+    finally:
+        context.close()
+        server.stop()

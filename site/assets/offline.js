@@ -4,7 +4,11 @@
  *  - 「課程已更新」 with a reload link once the worker holds a new build whole: the reload switches
  *    the whole course (pages and lab) to it at once;
  *  - once this page's lab has started, asks the worker to keep what the lab fetched before a
- *    worker was in control (a first visit): the lab's page, Python and the packages it loads.
+ *    worker was in control (a first visit): the lab's page, Python and the packages it loads;
+ *  - beside the progress view (lesson 1's .sd-progress): the storage the site uses
+ *    (navigator.storage.estimate), 「整門課離線用」 (says how many MB first, a progress bar;
+ *    navigator.storage.persist() only then; nothing is fetched unless the learner asks, so a
+ *    browser saving data fetches nothing more), and 「清除離線資料」 (asks first, says the result).
  * window.specdecOffline: {kept} for the progress view and the tests.
  */
 (function () {
@@ -44,6 +48,7 @@
   workers.addEventListener("message", (event) => {
     const message = event.data && event.data.specdecOffline;
     if (!message) return;
+    window.dispatchEvent(new CustomEvent("specdec-offline-worker", { detail: message }));
     if (message === "ready" || (message.status && message.status.ready)) showUpdate();
     if (message.kept !== undefined) {
       state.kept = message.kept;
@@ -51,6 +56,84 @@
     }
   });
   send("status");
+
+  /* beside the progress view */
+  const el = window.specdecEl;
+  const mb = (bytes) => (bytes / 1e6).toFixed(1) + "\u00a0MB";   // the unit kept with its number
+  function offlineView(view) {
+    const used = el("p", { className: "sd-offline__used" });
+    const whole = el("button", { type: "button", className: "md-button sd-offline__whole", text: "整門課離線用" });
+    const bar = el("progress", { className: "sd-offline__bar", max: "1", value: "0", "aria-label": "整門課下載進度" });
+    bar.hidden = true;
+    const clear = el("button", { type: "button", className: "md-button sd-offline__clear", text: "清除離線資料" });
+    const said = el("p", { className: "sd-offline__said", role: "status" });
+    const box = el("div", { className: "sd-offline" }, [
+      el("p", { className: "sd-progress__title" }, [el("strong", { text: "離線使用" })]),
+      used, el("div", { className: "sd-offline__actions" }, [whole, clear]), bar, said]);
+    view.after(box);
+    const saveData = navigator.connection && navigator.connection.saveData;
+
+    async function refresh() {
+      if (navigator.storage && navigator.storage.estimate) {
+        const { usage, quota } = await navigator.storage.estimate();
+        used.textContent = `這個瀏覽器為本課程存了 ${mb(usage)}（可用上限約 ${Math.round(quota / 1e9)}\u00a0GB）。`;
+      }
+      send("size");
+    }
+    const follow = (event) => {
+      if (!box.isConnected) { window.removeEventListener("specdec-offline-worker", follow); return; }
+      const message = event.detail;
+      if (message.progress) {
+        bar.hidden = false;
+        bar.max = message.progress[1] || 1;
+        bar.value = message.progress[0];
+      }
+      if (message.whole) {
+        const { missing } = message.whole;
+        if (missing === 0 && !message.done && !said.textContent) said.textContent = "整門課都已存好，可以離線使用。";
+        if (missing === null) {
+          whole.disabled = true;
+          whole.textContent = "整門課離線用（這次瀏覽存好課程頁之後）";
+        } else if (missing === 0) {
+          whole.hidden = true;                   // the sentence below says so
+        } else {
+          whole.hidden = false;
+          whole.disabled = false;
+          whole.textContent = `整門課離線用（下載 ${mb(missing)}）`;
+        }
+        if (message.done) {
+          bar.hidden = true;
+          said.textContent = missing === 0 ? "整門課已存好：沒有網路也能開每一頁與每個實驗場。"
+            : `還有 ${mb(missing)} 沒存到（網路斷了？），再按一次會接著下載。`;
+          refresh();
+        }
+      }
+      if (message === "cleared") {
+        said.textContent = "已清除離線資料（學習紀錄沒動）。之後上網瀏覽的頁面會再存一份。";
+        refresh();
+      }
+    };
+    window.addEventListener("specdec-offline-worker", follow);
+    whole.addEventListener("click", async () => {
+      whole.disabled = true;
+      said.textContent = saveData ? "瀏覽器開著省流量模式；你按了下載，所以照樣下載。" : "下載中…";
+      try { if (navigator.storage && navigator.storage.persist) await navigator.storage.persist(); } catch (e) { /* kept anyway */ }
+      send("whole");
+    });
+    clear.addEventListener("click", () => {
+      if (!window.confirm("清除這個瀏覽器裡課程的離線資料（課程頁與實驗場的副本）？學習紀錄不會動。")) return;
+      send("clear");
+    });
+    refresh();
+  }
+  function mount() {
+    document.querySelectorAll(".sd-progress:not([data-sd-offline])").forEach((view) => {
+      view.setAttribute("data-sd-offline", "");
+      offlineView(view);
+    });
+  }
+  mount();
+  if (window.document$) window.document$.subscribe(mount);
 
   /* what the started lab fetched: the lab page's own files, those Python fetched as it started and
    * after (specdec-boot.json), their .later.zip, and the lab's extensions (the kernel's worker) */

@@ -137,6 +137,31 @@
     return kept;
   }
 
+  // 「整門課離線用」: how many bytes of the current build are not kept yet, and keeping them all
+  async function wholeCourse(fetchThem, progress) {
+    const { state, current } = await known();
+    if (!current) return { missing: null, total: null };
+    const cache = await caches.open(PREFIX + state.current);
+    const held = new Set((await cache.keys()).map((r) => pathOf(r.url)));
+    const missing = Object.keys(current.files).filter((path) => !held.has(path));
+    const bytes = (paths) => paths.reduce((sum, path) => sum + current.files[path][1], 0);
+    const total = bytes(Object.keys(current.files));
+    if (!fetchThem) return { missing: bytes(missing), total };
+    let done = 0;
+    for (const path of missing) {
+      try { await keep(cache, current, path, await fetch(keyOf(path))); } catch (e) { /* counted missing */ }
+      done += current.files[path][1];
+      progress([done, bytes(missing)]);
+    }
+    return wholeCourse(false);
+  }
+
+  async function clearAll() {
+    for (const name of await caches.keys()) if (name.startsWith(PREFIX)) await caches.delete(name);
+    memo = null;
+    if (channel) channel.postMessage("state");
+  }
+
   async function tell(message) {
     for (const client of await self.clients.matchAll({ type: "window", includeUncontrolled: true })) {
       client.postMessage(message);
@@ -171,6 +196,16 @@
       event.waitUntil(readState().then((state) => reply({ status: state })));
     } else if (data === "switch") {
       event.waitUntil(switchToReady().then(() => reply("switched")));
+    } else if (data === "size") {
+      event.waitUntil(wholeCourse(false).then((whole) => reply({ whole })));
+    } else if (data === "whole") {
+      let last = 0;
+      const progress = (value) => {          // at most a few times a second
+        if (Date.now() - last > 200) { last = Date.now(); reply({ progress: value }); }
+      };
+      event.waitUntil(wholeCourse(true, progress).then((whole) => reply({ whole, done: true })));
+    } else if (data === "clear") {
+      event.waitUntil(clearAll().then(() => reply("cleared")));
     } else if (data && data.keep) {
       event.waitUntil(keepFetched(data.keep, data.prefixes).then((kept) => reply({ kept })));
     }
