@@ -109,9 +109,21 @@ def caches_held(page) -> list[str]:
                   if name.startswith("specdec-") and name != "specdec-offline-state")
 
 
-def test_after_one_visit_every_page_and_the_visited_lab_work_with_the_server_stopped(browser, site):
-    server = Server(site)
-    base = f"http://127.0.0.1:{server.port}/"
+@pytest.fixture(params=["root", "subpath"])
+def where(request, site, tmp_path):
+    """(folder served, path of the site under it): the site at the root, or under specdec-lab/
+    as on a GitHub Pages project site (the same build: its pages link relatively)."""
+    if request.param == "root":
+        return site, ""
+    (tmp_path / "www").mkdir()
+    (tmp_path / "www" / "specdec-lab").symlink_to(site.resolve())
+    return tmp_path / "www", "specdec-lab/"
+
+
+def test_after_one_visit_every_page_and_the_visited_lab_work_with_the_server_stopped(browser, site, where):
+    served, subpath = where
+    server = Server(served)
+    base = f"http://127.0.0.1:{server.port}/{subpath}"
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     try:
         lab = visit_online(context, base)
@@ -119,24 +131,40 @@ def test_after_one_visit_every_page_and_the_visited_lab_work_with_the_server_sto
                                                  [base + "lab/", base + "lab/service-worker.js?enableCache=false"]]
         server.stop()
         server = None
-        page = context.new_page()
-        failed = []
-        page.on("requestfailed", lambda r: failed.append((r.failure, r.url)))
+        failed, pending = [], {}
+        page = None
+
+        def open_offline(url):
+            """In a new tab: the page's document and the theme's bundle; then its own load (the
+            lab's frame beside it included), or what is still pending after 30 s."""
+            nonlocal page
+            if page:
+                page.close()
+            page = context.new_page()
+            page.on("requestfailed", lambda r: (failed.append((r.failure, r.url)), pending.pop(r.url, None)))
+            page.on("request", lambda r: pending.__setitem__(r.url, r.resource_type))
+            page.on("requestfinished", lambda r: pending.pop(r.url, None))
+            page.goto(url, wait_until="domcontentloaded", timeout=30_000)
+            wait_until(lambda: page.evaluate("() => !!window.document$"), 30, what=f"the theme's bundle on {url}")
+            try:
+                page.wait_for_load_state("load", timeout=30_000)
+            except Exception:
+                raise AssertionError(f"{url} offline: still pending after 30 s: {pending}") from None
         for path in sitemap_paths(site):
-            page.goto(base + path, timeout=30_000)
+            open_offline(base + path)
             assert page.locator("h1").first.inner_text().strip(), path
-            assert page.evaluate("() => !!window.document$"), path            # the theme's bundle ran
-        page.goto(base, timeout=30_000)
+        open_offline(base)
         toy = page.locator(".sd-toy button").first
         wait_until(lambda: toy.count() == 1, 30, what="the toy's buttons")
         assert page.locator(".sd-progress").count() == 1
         assert page.locator(".sd-progress").inner_text().strip()
         assert search(page, "接受率"), "search offline"
-        page.screenshot(path=str(SHOTS / "offline-lesson1.png"))
-        assert [f for f in failed if "/lab/" not in f[1]] == []
+        page.screenshot(path=str(SHOTS / f"offline-lesson1-{subpath.strip('/') or 'root'}.png"))
+        # (a page left while its lab frame or search worker still loads cancels those: ERR_ABORTED)
+        assert [f for f in failed if "/lab/" not in f[1] and f[0] != "net::ERR_ABORTED"] == []
         offline_lab = LabPage.open(context, base)
         assert run_every_cell(offline_lab) == []
-        offline_lab.page.screenshot(path=str(SHOTS / "offline-lab-ran.png"))
+        offline_lab.page.screenshot(path=str(SHOTS / f"offline-lab-ran-{subpath.strip('/') or 'root'}.png"))
         assert offline_lab.errors == []
     finally:
         context.close()
