@@ -18,7 +18,29 @@
   const workers = navigator.serviceWorker;
   const state = { kept: null, registered: null };
   window.specdecOffline = state;
-  state.registered = workers.register(new URL("sw.js", root)).catch(() => null);
+  // Registered once the page has loaded and, on a page with a lab, once its Python has started
+  // (at most 20 s later): a new worker's install fetches the lesson pages (3.6 MB), which on a
+  // first visit would compete with Python's download. (Registered already: nothing waits.)
+  const LAB_WAIT = 20000;
+  state.registered = new Promise((resolve) => {
+    const register = () => resolve(workers.register(new URL("sw.js", root)).catch(() => null));
+    const afterLoad = () => {
+      if (!document.querySelector(".sd-lab__frame")) { register(); return; }
+      const timer = setTimeout(register, LAB_WAIT);
+      window.addEventListener("message", function started(event) {
+        const lab = event.origin === location.origin && event.data && event.data.specdecLab;
+        if (!lab || !lab.kernelReady) return;
+        window.removeEventListener("message", started);
+        clearTimeout(timer);
+        register();
+      });
+    };
+    workers.getRegistration(root.href).then((found) => {
+      if (found) register();
+      else if (document.readyState === "complete") afterLoad();
+      else window.addEventListener("load", afterLoad, { once: true });
+    }, afterLoad);
+  });
 
   function send(message) {      // to the worker once it is active (on a first visit, once installed)
     return workers.ready.then((registration) => registration.active.postMessage({ specdecOffline: message }));
