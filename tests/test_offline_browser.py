@@ -331,3 +331,35 @@ def test_the_whole_course_on_request_then_cleared_on_request(browser, site):
     finally:
         context.close()
         server.stop()
+
+
+SAVE_DATA = """Object.defineProperty(Navigator.prototype, 'connection', {configurable: true,
+  get: () => ({saveData: true, effectiveType: '4g', addEventListener() {}})});"""
+
+
+def test_a_browser_saving_data_stores_nothing_until_the_learner_asks(browser, site):
+    """With save-data on, lesson 1 registers no worker and caches nothing by itself (its load and
+    5 s more); 「整門課離線用」 still says its megabytes, and pressed, registers the worker and
+    keeps the whole build."""
+    files = json.loads((site / "offline.json").read_text())["files"]
+    server = Server(site)
+    base = f"http://127.0.0.1:{server.port}/"
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(SAVE_DATA)
+    try:
+        page = context.new_page()
+        page.goto(base)
+        whole = page.locator(".sd-offline__whole")
+        wait_until(lambda: "MB" in whole.inner_text(), 30, what="the whole course's megabytes")
+        page.wait_for_timeout(5000)
+        assert page.evaluate(REGISTERED) == [] and caches_held(page) == []
+        whole.scroll_into_view_if_needed()
+        whole.click()
+        said = page.locator(".sd-offline__said")
+        wait_until(lambda: "整門課已存好" in said.inner_text(), 300, step=0.5, what="the whole course kept")
+        (held,) = caches_held(page)
+        count = page.evaluate("(name) => caches.open(name).then((c) => c.keys()).then((k) => k.length)", held)
+        assert count == len(files) + 1
+    finally:
+        context.close()
+        server.stop()

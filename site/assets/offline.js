@@ -20,7 +20,8 @@
   window.specdecOffline = state;
   // Registered once the page has loaded and, on a page with a lab, once its Python has started
   // (at most 20 s later): a new worker's install fetches the lesson pages (3.6 MB), which on a
-  // first visit would compete with Python's download. (Registered already: nothing waits.)
+  // first visit would compete with Python's download. (Registered already: nothing waits. A
+  // browser asking to save data: not registered until 「整門課離線用」 is pressed.)
   const LAB_WAIT = 20000;
   state.registered = new Promise((resolve) => {
     const register = () => resolve(workers.register(new URL("sw.js", root)).catch(() => null));
@@ -35,8 +36,10 @@
         register();
       });
     };
+    state.registerNow = register;          // 「整門課離線用」 pressed
     workers.getRegistration(root.href).then((found) => {
       if (found) register();
+      else if (navigator.connection && navigator.connection.saveData) return;   // nothing on its own
       else if (document.readyState === "complete") afterLoad();
       else window.addEventListener("load", afterLoad, { once: true });
     }, afterLoad);
@@ -100,7 +103,13 @@
         const { usage, quota } = await navigator.storage.estimate();
         used.textContent = `這個瀏覽器為本課程存了 ${mb(usage)}（可用上限約 ${Math.round(quota / 1e9)}\u00a0GB）。`;
       }
-      send("size");
+      send("size");                         // answered once a worker is active
+      if (!workers.controller) {            // meanwhile the whole build's size (offline.json)
+        fetch(new URL("offline.json", root)).then((r) => r.json()).then((manifest) => {
+          const total = Object.values(manifest.files).reduce((sum, entry) => sum + entry[1], 0);
+          if (!whole.textContent.includes("MB")) whole.textContent = `整門課離線用（下載 ${mb(total)}）`;
+        }).catch(() => {});
+      }
     }
     const follow = (event) => {
       if (!box.isConnected) { window.removeEventListener("specdec-offline-worker", follow); return; }
@@ -140,6 +149,7 @@
       whole.disabled = true;
       said.textContent = saveData ? "瀏覽器開著省流量模式；你按了下載，所以照樣下載。" : "下載中…";
       try { if (navigator.storage && navigator.storage.persist) await navigator.storage.persist(); } catch (e) { /* kept anyway */ }
+      state.registerNow();
       send("whole");
     });
     clear.addEventListener("click", () => {
@@ -158,7 +168,7 @@
   if (window.document$) window.document$.subscribe(mount);
 
   /* what the started lab fetched: the lab page's own files, those Python fetched as it started and
-   * after (specdec-boot.json), their .later.zip, and the lab's extensions (the kernel's worker) */
+   * after (specdec-boot.json), and the lab's extensions (the kernel's worker) */
   function resourceURLs(win) {
     try {
       return [win.location.href, ...win.performance.getEntriesByType("resource").map((e) => e.name)];
@@ -171,8 +181,8 @@
       const boot = await (await fetch(new URL("specdec-boot.json", lab))).json();
       const base = new URL(boot.base, lab);
       for (const name of [...boot.files.map((f) => f.name), ...(boot.after_start || [])]) {
-        urls.push(new URL(name, base).href);
-        if (/\.(whl|zip)$/.test(name)) urls.push(new URL(name.replace(/\.(whl|zip)$/, ".later.zip"), base).href);
+        urls.push(new URL(name, base).href);   // (not their .later.zip: Run all needs none, and
+                                              // the worker keeps one a traceback fetches online)
       }
       urls.push(new URL("later.json", base).href, new URL("specdec-name-hints.json", lab).href);
     } catch (e) { /* without the boot list: what the pages fetched */ }
