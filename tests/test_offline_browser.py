@@ -363,3 +363,37 @@ def test_a_browser_saving_data_stores_nothing_until_the_learner_asks(browser, si
     finally:
         context.close()
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def firefox_browser():
+    from support.firefox import firefox
+    with firefox(ROOT / "build" / "test-output" / "firefox-offline-driver.log") as instance:
+        yield instance
+
+
+def test_firefox_opens_every_page_offline_after_one_visit(firefox_browser, site):
+    """Firefox ESR: the knowledge card visited (no lab: the worker registers at its load and keeps
+    every lesson page), the server stopped, every page of the sitemap opens in a new tab of the
+    same window with its title and the theme's bundle. (The lab offline: not checked here.)"""
+    server = Server(site)
+    base = f"http://127.0.0.1:{server.port}/"
+    try:
+        first = firefox_browser.open(base + "knowledge-card/")
+        wait_until(lambda: first.evaluate(REGISTERED) == [[base, base + "sw.js"]], 60, step=0.5,
+                   what="the site's worker active in Firefox")
+        wait_until(lambda: first.evaluate("() => caches.keys().then((k) => k.filter((n) => "
+                                          "n.startsWith('specdec-') && n !== 'specdec-offline-state').length)") == 1,
+                   60, step=0.5, what="the build's cache")
+        server.stop()
+        server = None
+        for path in sitemap_paths(site):
+            page = firefox_browser.open(base + path, beside=first)
+            assert page.evaluate("() => document.querySelector('h1').textContent.trim()"), path
+            assert page.evaluate("() => !!window.document$"), path
+            if path == "":
+                page.screenshot(SHOTS / "offline-firefox-lesson1.png")
+            page.close()
+    finally:
+        if server:
+            server.stop()
