@@ -14,6 +14,7 @@
 (function () {
   "use strict";
   if (!("serviceWorker" in navigator) || !window.isSecureContext || window.specdecOffline) return;
+  if (!document.querySelector('meta[name="specdec-offline"]')) return;     // built without it
   const root = new URL("../../", document.currentScript.src);     // assets/course/offline.js
   const workers = navigator.serviceWorker;
   const state = { kept: null, registered: null };
