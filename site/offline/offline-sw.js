@@ -228,7 +228,22 @@
     }
     // answered here (from the cache, else the network as JupyterLite's handler would), not there too
     event.stopImmediatePropagation();
-    event.respondWith(known().then(({ current }) =>
-      current && current.files[path] ? answer(event) : fetch(request)).catch(() => fetch(request)));
+    const answered = known().then(({ current }) =>
+      current && current.files[path] ? answer(event) : fetch(request)).catch(() => fetch(request));
+    // A page neither kept nor reachable gets a page saying so, never a failed answer: Firefox
+    // counts each failed answer to a navigation as the worker's fault and, after a few (a lab
+    // frame not kept, opened offline on three pages), unregisters it: the whole course offline.
+    event.respondWith(request.mode === "navigate" ? answered.catch(() => notKept()) : answered);
   });
+
+  // 503, in the course's language: what to do to have this page offline
+  function notKept() {
+    const html = `<!doctype html><html lang="zh-Hant-TW"><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>離線中</title>
+<body style="font-family: system-ui, sans-serif; margin: 1.5rem; line-height: 1.6">
+<p><strong>離線中：這一頁還沒存在這台裝置上。</strong></p>
+<p>連上網路後打開一次這一頁（有實驗場的頁面，等 Python 啟動），之後離線也能用；
+或在第 1 課「離線使用」按「整門課離線用」，一次存好整門課。</p>`;
+    return new Response(html, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
+  }
 })();
