@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from support.lab import LabPage, wait_until
+from support.lab import TIMELINE, LabPage, wait_until
 from support.server import CHROMIUM, CHROMIUM_FLAGS
 from support.site import ROOT, build_site
 from test_lab_browser import RUN_CELL
@@ -417,3 +417,58 @@ def test_firefox_opens_every_page_offline_after_one_visit(firefox_browser, site)
 # the text of a lesson page's lab frame (same origin), or null before it has a body
 FRAME_TEXT = """() => { const f = document.querySelector('.sd-lab__frame');
   return f && f.contentDocument && f.contentDocument.body ? f.contentDocument.body.innerText : null; }"""
+
+
+def test_firefox_runs_the_visited_lab_offline(firefox_browser, site):
+    """Firefox ESR: lesson 1 with its lab run online (the worker keeps what it fetched), the
+    server stopped: in a new tab of the same window the lab starts and runs every cell."""
+    from support.firefox import FirefoxLab
+    server = Server(site)
+    base = f"http://127.0.0.1:{server.port}/"
+    try:
+        online = FirefoxLab.open(firefox_browser, base)
+        assert run_every_cell(online) == []
+        wait_until(lambda: (online.page.evaluate("() => window.specdecOffline && window.specdecOffline.kept") or 0) > 0,
+                   180, step=0.5, what="the worker keeping the lab's files in Firefox")
+        server.stop()
+        server = None
+        offline = FirefoxLab(firefox_browser.open(base, init=[TIMELINE], beside=online.page))
+        assert run_every_cell(offline) == []
+        offline.page.screenshot(SHOTS / "offline-firefox-lab-ran.png")
+        assert offline.errors == []
+    finally:
+        if server:
+            server.stop()
+
+
+def test_webkit_opens_every_page_and_runs_the_visited_lab_offline(site):
+    """WebKitGTK (Safari's engine): lesson 1 with its lab run online, the server stopped: every
+    page of the sitemap opens in a new window with its title and the theme's bundle, and lesson 1's
+    lab starts and runs every cell. (site/serve.py's own server: the recording one of test_webkit
+    changes the pages' bytes, which the worker would rightly refuse to keep.)"""
+    from types import SimpleNamespace
+    from support.webkit import WebKitLab, webkit
+    server = Server(site)
+    base = f"http://127.0.0.1:{server.port}/"
+    try:
+        with webkit(SimpleNamespace(init=[], lab_init=[]),
+                    ROOT / "build" / "test-output" / "webkit-offline-driver.log") as browser:
+            online = WebKitLab(browser.open(base))
+            assert run_every_cell(online) == []
+            wait_until(lambda: (online.page.evaluate("() => window.specdecOffline && window.specdecOffline.kept")
+                                or 0) > 0, 180, step=0.5, what="the worker keeping the lab's files in WebKit")
+            wait_until(lambda: online.page.evaluate(BUILD_CACHE_COMPLETE, base), 120, step=0.5,
+                       what="the worker to name the build's cache complete")
+            server.stop()
+            server = None
+            for path in sitemap_paths(site):
+                page = browser.open(base + path)
+                assert page.evaluate("() => document.querySelector('h1').textContent.trim()"), path
+                wait_until(lambda: page.evaluate("() => !!window.document$"), 30, what=f"the theme's bundle on {path}")
+                page.close()
+            offline = WebKitLab(browser.open(base))
+            assert run_every_cell(offline) == []
+            offline.page.screenshot(SHOTS / "offline-webkit-lab-ran.png")
+    finally:
+        if server:
+            server.stop()
