@@ -56,13 +56,13 @@
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", buffer));
     return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
   }
-  // the file's response as the cache keeps it: its bytes if they have the build's hash, else null
+  // the response itself if its bytes have the build's hash, else null. Kept as fetched, not
+  // rebuilt from its bytes: a response with no URL gets no code cache, so Chromium compiled the
+  // lab's JavaScript and Python's WebAssembly again on every load from the cache.
   async function verified(response, expected) {
     if (!response || !response.ok) return null;
-    const body = await response.arrayBuffer();
-    if ((await sha256(body)) !== expected) return null;
-    const type = response.headers.get("Content-Type");
-    return new Response(body, { headers: type ? { "Content-Type": type } : {} });
+    const body = await response.clone().arrayBuffer();
+    return (await sha256(body)) === expected ? response : null;
   }
   async function keep(cache, manifest, path, response) {
     const entry = manifest.files[path];
@@ -218,7 +218,8 @@
     const { request } = event;
     if (request.method !== "GET" || !request.url.startsWith(SITE) || RELAY.test(new URL(request.url).pathname)) return;
     const path = pathOf(request.url);
-    if (request.mode === "navigate") {
+    // a page opened (not a lab's frame: its page checked already): offline.json revalidated
+    if (request.mode === "navigate" && request.destination === "document") {
       event.waitUntil(readState().then(async (state) => {
         // no page of the course open: a new build completed earlier is taken now
         const open = await self.clients.matchAll({ type: "window" });
