@@ -27,7 +27,13 @@ sys.path.insert(0, str(ROOT / "site"))
 from lab.builder.build_lab import build_lab, pyodide_dir  # noqa: E402
 from lab.builder.fetch import BuildError  # noqa: E402
 import brotli_siblings  # noqa: E402  (site/brotli_siblings.py)
-from offline import manifest as offline_manifest  # noqa: E402  (site/offline/)
+from offline import manifest as offline_manifest, workers as offline_workers  # noqa: E402  (site/offline/)
+
+
+def offline_wanted() -> bool:
+    """The site carries its offline copy (workers, offline.json; the pages' offline.js registers
+    only then, from mkdocs.yml's extra.offline) unless SPECDEC_OFFLINE=0."""
+    return os.environ.get("SPECDEC_OFFLINE", "1") != "0"
 
 
 def build_lessons(site: Path, config: Path = ROOT / "mkdocs.yml") -> bool:
@@ -108,7 +114,10 @@ def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "note
     elif site.exists():
         shutil.copytree(site, new, copy_function=os.link, ignore=shutil.ignore_patterns("lab"))
     place_lab(build_dir / "lab", new)
-    offline = offline_manifest.write_manifest(new)     # last of the files, before their .br
+    offline = None
+    if offline_wanted():                           # the offline copy (docs/offline.md)
+        offline_workers.add_workers(new)
+        offline = offline_manifest.write_manifest(new)     # last of the files, before their .br
     siblings = brotli_siblings.write_siblings(new)
     swap_in(new, site)
     print(f"  Brotli：{siblings['files']} 個 .br 檔（比 gzip 少 {siblings['saved'] / 1e6:.1f} MB）", file=sys.stderr)
@@ -116,8 +125,9 @@ def build(lessons: bool = True, lab: bool = True, notebooks: Path = ROOT / "note
     pyodide = pyodide_dir(site / "lab")
     print(f"{site}：{total:.1f} MB（其中 Pyodide {folder_bytes(pyodide) / 1e6:.1f} MB），"
           f"{time.time() - t0:.1f} 秒", file=sys.stderr)
-    print(f"  離線清單 {offline_manifest.MANIFEST}：{len(offline['files'])} 個檔案，版本 {offline['version']}",
-          file=sys.stderr)
+    if offline:
+        print(f"  離線清單 {offline_manifest.MANIFEST}：{len(offline['files'])} 個檔案，版本 {offline['version']}",
+              file=sys.stderr)
     note = cache_note(before, pyodide.name)
     if note:
         print(note, file=sys.stderr)

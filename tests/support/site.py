@@ -68,21 +68,25 @@ def build_lessons(site_dir, config_file=ROOT / "mkdocs.yml", strict=True, cwd=RO
     return BuildResult(done.returncode, done.stdout + done.stderr)
 
 
-def build_site(build_dir: Path, site_url: str | None = None) -> Path:
+def build_site(build_dir: Path, site_url: str | None = None, offline: bool = True) -> Path:
     """The whole site (lessons and lab, site/build.py) built into build_dir/site, for site_url
-    (SPECDEC_SITE_URL, e.g. a test server's http://127.0.0.1:PORT/specdec-lab/); returns the site."""
+    (SPECDEC_SITE_URL, e.g. a test server's http://127.0.0.1:PORT/specdec-lab/), with its offline
+    copy unless offline=False (SPECDEC_OFFLINE=0, whatever the shell says); returns the site."""
     sys.path.insert(0, str(ROOT / "site"))
     import build  # site/build.py
-    before = os.environ.get("SPECDEC_SITE_URL")
-    if site_url:
-        os.environ["SPECDEC_SITE_URL"] = site_url
+    wanted = {"SPECDEC_SITE_URL": site_url, "SPECDEC_OFFLINE": "1" if offline else "0"}
+    before = {name: os.environ.get(name) for name in wanted}
+    for name, value in wanted.items():
+        if value:
+            os.environ[name] = value
     try:
         return build.build(build_dir=Path(build_dir))
     finally:
-        if before is None:
-            os.environ.pop("SPECDEC_SITE_URL", None)
-        else:
-            os.environ["SPECDEC_SITE_URL"] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def build_one_page(folder: Path, markdown: str, site_url=None, others: dict | None = None) -> BuildResult:
