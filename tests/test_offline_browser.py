@@ -422,17 +422,17 @@ FRAME_TEXT = """() => { const f = document.querySelector('.sd-lab__frame');
 def test_firefox_runs_the_visited_lab_offline(firefox_browser, site):
     """Firefox ESR: lesson 1 with its lab run online (the worker keeps what it fetched), the
     server stopped: in a new tab of the same window the lab starts and runs every cell."""
-    from support.firefox import FirefoxLab
+    from support.lab import EngineLab
     server = Server(site)
     base = f"http://127.0.0.1:{server.port}/"
     try:
-        online = FirefoxLab.open(firefox_browser, base)
+        online = EngineLab.open(firefox_browser, base)
         assert run_every_cell(online) == []
         wait_until(lambda: (online.page.evaluate("() => window.specdecOffline && window.specdecOffline.kept") or 0) > 0,
                    180, step=0.5, what="the worker keeping the lab's files in Firefox")
         server.stop()
         server = None
-        offline = FirefoxLab(firefox_browser.open(base, init=[TIMELINE], beside=online.page))
+        offline = EngineLab(firefox_browser.open(base, init=[TIMELINE], beside=online.page))
         assert run_every_cell(offline) == []
         offline.page.screenshot(SHOTS / "offline-firefox-lab-ran.png")
         assert offline.errors == []
@@ -447,13 +447,14 @@ def test_webkit_opens_every_page_and_runs_the_visited_lab_offline(site):
     lab starts and runs every cell. (site/serve.py's own server: the recording one of test_webkit
     changes the pages' bytes, which the worker would rightly refuse to keep.)"""
     from types import SimpleNamespace
-    from support.webkit import WebKitLab, webkit
+    from support.lab import EngineLab
+    from support.webkit import webkit
     server = Server(site)
     base = f"http://127.0.0.1:{server.port}/"
     try:
         with webkit(SimpleNamespace(init=[], lab_init=[]),
                     ROOT / "build" / "test-output" / "webkit-offline-driver.log") as browser:
-            online = WebKitLab(browser.open(base))
+            online = EngineLab(browser.open(base))
             assert run_every_cell(online) == []
             wait_until(lambda: (online.page.evaluate("() => window.specdecOffline && window.specdecOffline.kept")
                                 or 0) > 0, 180, step=0.5, what="the worker keeping the lab's files in WebKit")
@@ -466,7 +467,7 @@ def test_webkit_opens_every_page_and_runs_the_visited_lab_offline(site):
                 assert page.evaluate("() => document.querySelector('h1').textContent.trim()"), path
                 wait_until(lambda: page.evaluate("() => !!window.document$"), 30, what=f"the theme's bundle on {path}")
                 page.close()
-            offline = WebKitLab(browser.open(base))
+            offline = EngineLab(browser.open(base))
             assert run_every_cell(offline) == []
             offline.page.screenshot(SHOTS / "offline-webkit-lab-ran.png")
     finally:
