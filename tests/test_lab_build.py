@@ -17,6 +17,7 @@ import io
 import json
 import re
 import shutil
+import subprocess
 import sys
 import tarfile
 import zipfile
@@ -389,13 +390,41 @@ def test_the_courses_interface_strings_use_the_packs_terms():
     assert [t for t in texts if re.search(r"區塊|單元|內核|Notebook|Kernel|\bcell", t)] == []
 
 
+def test_the_labs_page_script_is_its_listed_files_joined_in_order_into_valid_javascript(tmp_path):
+    """specdec-lab.js is site/lab/page/'s files, each in build_lab.PAGE_MODULES once and in that
+    order, inside one strict function and nothing else around them but comments: a file left out
+    of the list would never reach the browser. Each file and the joined script parse (node --check)."""
+    page = ROOT / "site" / "lab" / "page"
+    listed = build_lab.PAGE_MODULES
+    assert len(set(listed)) == len(listed), listed
+    assert sorted(p.name for p in page.iterdir()) == sorted(listed)
+    script = build_lab.page_script_text()
+    rest, at = script, 0
+    for name in listed:
+        text = (page / name).read_text(encoding="utf-8")
+        found = script.find(text, at)
+        assert found >= at, f"{name} is not in the joined script after the files listed before it"
+        at = found + len(text)
+        rest = rest.replace(text, "", 1)
+    assert script.startswith("// ") and "\n(function () {\n  'use strict';\n" in script
+    assert script.endswith("\n})();\n")
+    wrapper = [line for line in rest.splitlines()
+               if line.strip() and not line.startswith("//") and line not in ("(function () {", "  'use strict';", "})();")]
+    assert wrapper == []
+    joined = tmp_path / build_lab.PAGE_SCRIPT
+    joined.write_text(script, encoding="utf-8")
+    for path in [*(page / name for name in listed), joined]:
+        done = subprocess.run([shutil.which("node"), "--check", str(path)], capture_output=True, text=True)
+        assert done.returncode == 0, f"{path.name}: {done.stderr}"
+
+
 def test_the_english_the_labs_page_script_translates_has_its_chinese_in_the_courses_strings():
-    """site/lab/page/specdec-lab.js (21.) passes what the lab writes in English past its translator
+    """The lab's page script (21., site/lab/page/chinese.js) passes what the lab writes in English past its translator
     through site/lab/ui-zh_TW.json: the titles and aria-labels it lists (JupyterLite's "Click to
     open kernel logs", JupyterLab's "Cells" ...), Notebook's "Show %1" (View > 右側欄) and the
     notebook file type's name (File > 儲存筆記本 ...). The language pack has none of them: each
     must be in the course's strings, or the lab says it in English."""
-    script = (ROOT / "site" / "lab" / "page" / "specdec-lab.js").read_text(encoding="utf-8")
+    script = build_lab.page_script_text()
     wanted = re.findall(r"\['(\w+)', '(?:title|aria-label)', '([^']+)'\]", script)
     assert len(wanted) >= 9, wanted
     wanted += [("notebook", "Show %1"), ("jupyterlab", "Notebook")]
@@ -404,7 +433,7 @@ def test_the_english_the_labs_page_script_translates_has_its_chinese_in_the_cour
 
 
 def test_the_labs_page_script_narrows_the_lessons_signs_in_the_lessons_fonts():
-    """site/lab/page/specdec-lab.js (22.) wraps in the live lab's Markdown what site/hooks/signs.py wraps
+    """The lab's page script (22., site/lab/page/looks.js) wraps in the live lab's Markdown what site/hooks/signs.py wraps
     in the lesson, and its style draws the spans with course.css's fonts: the three keep one set of
     signs and one font list, or a sign added to one is drawn full width in the other."""
     sys.path.insert(0, str(ROOT / "site" / "hooks"))
@@ -412,7 +441,7 @@ def test_the_labs_page_script_narrows_the_lessons_signs_in_the_lessons_fonts():
         signs = importlib.import_module("signs")
     finally:
         sys.path.remove(str(ROOT / "site" / "hooks"))
-    script = (ROOT / "site" / "lab" / "page" / "specdec-lab.js").read_text(encoding="utf-8")
+    script = build_lab.page_script_text()
     css = (ROOT / "site" / "assets" / "course.css").read_text(encoding="utf-8")
     assert re.search(r"const SIGN = /\[(.+?)\]/;", script).group(1) == signs.SIGNS + signs.SUPERSCRIPTS
     assert re.search(r"const SIGNS = /\(\[(.+?)\]\)\|\(\[(.+?)\]\+\)/g;", script).groups() == (

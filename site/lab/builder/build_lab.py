@@ -25,7 +25,7 @@ from lab.builder import bytecode, contents, fetch, later, lock, pyodide_dist, sp
 
 LAB = Path(__file__).parent.parent      # site/lab/: the lab's config files
 KERNEL = LAB / "kernel"                 # what runs in the learner's kernel (its worker)
-PAGE = LAB / "page"                     # the notebook page's script
+PAGE = LAB / "page"                     # the notebook page's script, in files (PAGE_MODULES)
 ROOT = LAB.parent.parent
 CONFIG_FILES = ["jupyter-lite.json", "jupyter_lite_config.json", "overrides.json"]
 
@@ -395,13 +395,25 @@ def write_boot_manifest(out: Path, fetched_after_start: list[str] = ()) -> None:
 
 
 PAGE_SCRIPT = "specdec-lab.js"
+# the page script's files in site/lab/page/, in the order they run (core.js says what each does)
+PAGE_MODULES = ["core.js", "service-worker.js", "kernel-start.js", "keyboard.js", "looks.js",
+                "notebook.js", "phone-width.js", "chinese.js"]
+
+
+def page_script_text() -> str:
+    """specdec-lab.js as the browser gets it: PAGE_MODULES joined in their order inside one
+    function, so they share one scope, run in one go and stay out of the page's globals."""
+    parts = [f"// site/lab/page/{name}\n" + (PAGE / name).read_text(encoding="utf-8")
+             for name in PAGE_MODULES]
+    return ("// The 實驗場's page script, joined from site/lab/page/ by site/lab/builder/build_lab.py:"
+            " edit those files.\n(function () {\n  'use strict';\n\n" + "\n".join(parts) + "\n})();\n")
 
 
 def add_page_script(out: Path) -> None:
-    """Put specdec-lab.js into the notebook page, before JupyterLite's own code runs, with the
-    built JupyterLite's version (appVersion) on its tag: the script notes it for JupyterLite's
-    service worker (specdec-lab.js, 15.)."""
-    shutil.copy(PAGE / PAGE_SCRIPT, out / PAGE_SCRIPT)
+    """Put specdec-lab.js (page_script_text) into the notebook page, before JupyterLite's own code
+    runs, with the built JupyterLite's version (appVersion) on its tag: the script notes it for
+    JupyterLite's service worker (site/lab/page/service-worker.js, 15.)."""
+    (out / PAGE_SCRIPT).write_text(page_script_text(), encoding="utf-8")
     page = out / "notebooks" / "index.html"
     html = page.read_text(encoding="utf-8")
     version = json.loads((out / "jupyter-lite.json").read_text())["jupyter-config-data"]["appVersion"]
