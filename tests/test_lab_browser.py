@@ -147,7 +147,7 @@ def test_the_notebooks_chinese_is_drawn_in_the_traditional_chinese_font(lesson):
 def test_one_font_draws_latin_and_chinese_where_it_is_installed(lesson):
     """Where Noto Sans CJK TC is installed (here, as on Debian), it draws a paragraph's Latin letters
     and digits as well as its Chinese, in the lesson and in the lab's notebook: the text's font stack
-    starts with it (site/assets/course.css, site/lab/page/specdec-lab.js), so WebKitGTK looks up no other
+    starts with it (site/assets/course.css, site/lab/page/looks.js), so WebKitGTK looks up no other
     family first and sends no Chinese run on from a Latin-only font (lesson 1's first layout about a
     second shorter there: benchmarks/README.md). Chromium reports the fonts it really drew with."""
     lab, _, _ = lesson
@@ -1261,7 +1261,7 @@ def with_a_fake_lab(browser, base_url):
 
 
 def report(frame, state: dict) -> None:
-    """The fake lab reports `state` to the lesson page, as site/lab/page/specdec-lab.js does."""
+    """The fake lab reports `state` to the lesson page, as site/lab/page/core.js does."""
     frame.evaluate("(s) => parent.postMessage({specdecLab: s}, location.origin)",
                    {"queued": 0, "notebookShown": False, "kernelReady": False, **state})
 
@@ -1587,7 +1587,7 @@ def test_the_kernels_worker_does_not_fetch_pyodides_loader(lesson):
 
 @pytest.mark.parametrize("notebook", LAB_PAGES)
 def test_a_run_is_kept_for_the_course_progress_view(lab_pages, notebook):
-    """Running the notebook's cells is noted in this browser (site/lab/page/specdec-lab.js), under the
+    """Running the notebook's cells is noted in this browser (site/lab/page/notebook.js), under the
     name the lesson's `lab:` gives; lesson 1's page holds the progress view, which shows it."""
     lab, _, _ = lab_pages(notebook)
     record = lab.page.evaluate("(n) => JSON.parse(localStorage.getItem('specdec-lab:progress:lab:' + n))", notebook)

@@ -739,7 +739,7 @@ def test_a_wide_notebook_keeps_the_panels_side_by_side(monkeypatch):
 @pytest.mark.parametrize("written, narrow", [("348", True), ("348\n", True), ("1024", False), ("", False),
                                              ("wide", False), (None, False)])
 def test_the_notebooks_width_is_read_from_the_labs_drive(written, narrow, monkeypatch, tmp_path):
-    """The lab's page writes it there (site/lab/page/specdec-lab.js, 20.); nothing written: not narrow."""
+    """The lab's page writes it there (site/lab/page/phone-width.js, 20.); nothing written: not narrow."""
     monkeypatch.delenv("SPECDEC_LAB_WIDTH", raising=False)
     monkeypatch.setattr(style, "LAB_WIDTH_FILE", tmp_path / ".specdec-lab-width")
     if written is not None:

@@ -8,9 +8,9 @@
  * There the open lab is a step of the tab's history, as a full-screen view is: Back (Android's
  * button or gesture) closes it and the learner is where they were in the lesson, instead of on the
  * page before; "關閉 ✕" or Esc takes that step back too, so the next Back leaves the page as usual.
- * The lab's page script (lab/page/specdec-lab.js) reports how Python's start is going; this shows it.
+ * The lab's page script (site/lab/page/, served as lab/specdec-lab.js) reports how Python's start is going; this shows it.
  * "⬇ 下載" saves the learner's notebook as it is now (the original before the lab has loaded).
- * The lab keeps the learner's notebook for this tab while they move between pages (lab/page/specdec-lab.js);
+ * The lab keeps the learner's notebook for this tab while they move between pages (site/lab/page/notebook.js);
  * a refresh of the page forgets it, and the original comes back: that is what the lesson promises.
  * No dependencies; mounts as it runs (the page puts it before the theme's bundle), then through
  * Material's document$ (instant navigation).
@@ -169,7 +169,7 @@
                    text: "這裡沒有實驗場：這份預覽只組了課文（mkdocs serve）。要連同實驗場一起看，用 make serve。" });
         }
       });
-      body.replaceChildren(frame);     // (it takes the focus only from the learner: specdec-lab.js, 12.)
+      body.replaceChildren(frame);     // (it takes the focus only from the learner: site/lab/page/keyboard.js, 13.)
       showPreview();
       progress.hidden = false;
       render({ stage: "ui", text: "載入筆記本介面…" });

@@ -2,7 +2,7 @@
  * sent anywhere):
  *   specdec-lab:progress:read:PAGE   the learner reached the end of the lesson at PAGE ("", "lossless-lab/")
  *   specdec-lab:progress:quiz:KEY    a quiz answer (quiz.js): {first: right at the first try?, choices | entry}
- *   specdec-lab:progress:lab:NAME    a cell of the lab notebook NAME was run (site/lab/page/specdec-lab.js)
+ *   specdec-lab:progress:lab:NAME    a cell of the lab notebook NAME was run (site/lab/page/notebook.js)
  * KEY is the build's hash of what the question asks (quiz_format.py), so an edited question starts
  * fresh. window.specdecProgress is the store (quiz.js uses it); the page's end carries a marker
  * from the build (.sd-page: which page this is) and a lesson may hold the course-wide view,

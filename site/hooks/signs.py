@@ -5,7 +5,7 @@ Noto Sans CJK TC, which draws the lessons' whole text where it is installed (cou
 why), gives these signs a full em, as it does ideographs: "0.62 × 0.55 × 0.48 ≈ 0.065" and
 "(1 + K·c)" read spaced out. Each one in running text is wrapped in <span class="sd-sign">, which
 course.css draws with a Latin font of the machine. (The live lab's Markdown, which JupyterLab
-renders in the browser, gets the same spans from the lab's page script: site/lab/page/specdec-lab.js, 22.)
+renders in the browser, gets the same spans from the lab's page script: site/lab/page/looks.js, 22.)
 
 Superscript digits: Noto Sans CJK TC has ¹ ² ³ (Latin-1) but not ⁰ ⁴–⁹ ⁻ ⁺, which the browser
 then takes from another font, so "10⁻³⁰⁰" was drawn in two (its ³ smaller and higher than its ⁰s:

@@ -27,7 +27,7 @@ function followLessonScheme(theApp) {
   requestAnimationFrame(apply);   // after the frame that takes away the first theme's cover
 }
 
-// 12. The notebook's toolbar folds what does not fit into "⋯", measuring its items when its own
+// The notebook's toolbar folds what does not fit into "⋯", measuring its items when its own
 // size changes. WebKit had it measure them before they were drawn (0 px wide), and its size never
 // changed after: on a phone the kernel's name and status wrapped to a second line, on top of the
 // notebook. So it measures again whenever one of its items (the kernel's name is one added

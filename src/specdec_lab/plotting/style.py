@@ -75,7 +75,7 @@ DPI = 100
 # A notebook narrower than NARROW_BELOW CSS px (a phone's, a narrow panel) gets figures laid out
 # for it: at most NARROW_WIDTH inches wide, two panels one above the other, so that a phone shows
 # them a little smaller instead of at half size (their labels were 6-8 px). The lab's page
-# (site/lab/page/specdec-lab.js, 20.) writes the notebook's width into the lab's drive, LAB_WIDTH_FILE;
+# (site/lab/page/phone-width.js, 20.) writes the notebook's width into the lab's drive, LAB_WIDTH_FILE;
 # SPECDEC_LAB_WIDTH in the environment says it instead (and wins).
 NARROW_BELOW = 520
 NARROW_WIDTH = 4.0
