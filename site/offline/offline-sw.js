@@ -179,8 +179,12 @@
     return response;
   }
 
+  // The site's worker has the lesson pages cached before it takes over. The lab's worker does not
+  // wait for them: JupyterLite starts the kernel once its worker is registered, and a kernel
+  // started while that worker still installs has no /api/drive relay (a learner's upload lost).
   self.addEventListener("install", (event) => {
-    event.waitUntil(checkForUpdate());   // the lesson pages cached before this worker takes over
+    if (self.specdecSiteWorker) event.waitUntil(checkForUpdate());
+    else checkForUpdate();
   });
   // The site's worker takes no open page over (JupyterLite's claim, in the code after this file,
   // is stopped there): a lab page it took over as JupyterLite starts in it has JupyterLite
