@@ -62,7 +62,8 @@
     link.addEventListener("click", (event) => {
       event.preventDefault();
       link.textContent = "載入中…";
-      const reload = () => location.reload();
+      let reloading = false;                     // once: a second reload would cut the first short
+      const reload = () => { if (!reloading) { reloading = true; location.reload(); } };
       workers.addEventListener("message", (e) => e.data && e.data.specdecOffline === "switched" && reload());
       setTimeout(reload, 3000);                  // the worker did not answer: reload anyway
       send("switch");
