@@ -403,6 +403,9 @@ def test_firefox_opens_every_page_offline_after_one_visit(firefox_browser, site)
             if page.evaluate("() => !!document.querySelector('.sd-lab__frame')"):
                 wait_until(lambda: "離線中" in (page.evaluate(FRAME_TEXT) or ""), 30, step=0.5,
                            what=f"the 離線中 page in {path}'s lab frame")
+                # the panel says so too (it said 「這裡沒有實驗場…mkdocs serve」 to an offline learner)
+                wait_until(lambda: "離線中" in page.evaluate(PANEL_STATUS), 30, step=0.5,
+                           what=f"the 離線中 status in {path}'s lab panel")
                 lab_frames += 1
             if path == "":
                 page.screenshot(SHOTS / "offline-firefox-lesson1.png")
@@ -413,6 +416,9 @@ def test_firefox_opens_every_page_offline_after_one_visit(firefox_browser, site)
         if server:
             server.stop()
 
+
+# the lab panel's status line
+PANEL_STATUS = "() => (document.querySelector('.sd-lab__status-text') || {}).textContent || ''"
 
 # the text of a lesson page's lab frame (same origin), or null before it has a body
 FRAME_TEXT = """() => { const f = document.querySelector('.sd-lab__frame');

@@ -161,12 +161,17 @@
       // no lab where the page was built (`mkdocs serve` builds the lessons only): the frame got a
       // 404 page and the panel said 載入筆記本介面… for ever; say so, and keep the preview
       frame.addEventListener("load", () => {
-        let isLab = true;
-        try { isLab = !!frame.contentDocument.getElementById("jupyter-config-data"); } catch (e) { /* cannot tell */ }
+        let isLab = true, notKept = false;
+        try {
+          isLab = !!frame.contentDocument.getElementById("jupyter-config-data");
+          // offline, and this lab was never kept: the offline worker's 離線中 page (offline-sw.js)
+          notKept = !!frame.contentDocument.querySelector("meta[name='specdec-not-kept']");
+        } catch (e) { /* cannot tell */ }
         if (!isLab) {
           panel.classList.add("sd-lab--no-lab");    // (the preview's "Python 就緒後…" note goes: lab-panel.css)
-          render({ stage: "error", keepPreview: true,
-                   text: "這裡沒有實驗場：這份預覽只組了課文（mkdocs serve）。要連同實驗場一起看，用 make serve。" });
+          render({ stage: "error", keepPreview: true, text: notKept
+            ? "離線中：這個實驗場還沒存在這台裝置上。連上網路後打開一次這一頁、等 Python 啟動，或在第 1 課按「整門課離線用」。"
+            : "這裡沒有實驗場：這份預覽只組了課文（mkdocs serve）。要連同實驗場一起看，用 make serve。" });
         }
       });
       body.replaceChildren(frame);     // (it takes the focus only from the learner: site/lab/page/keyboard.js, 13.)

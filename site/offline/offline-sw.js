@@ -244,7 +244,8 @@
   // 503, in the course's language: what to do to have this page offline
   function notKept() {
     const html = `<!doctype html><html lang="zh-Hant-TW"><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>離線中</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><meta name="specdec-not-kept" content="">
+<title>離線中</title>
 <body style="font-family: system-ui, sans-serif; margin: 1.5rem; line-height: 1.6">
 <p><strong>離線中：這一頁還沒存在這台裝置上。</strong></p>
 <p>連上網路後打開一次這一頁（有實驗場的頁面，等 Python 啟動），之後離線也能用；
