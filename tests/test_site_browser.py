@@ -876,6 +876,32 @@ def test_no_line_starts_with_closing_punctuation_on_a_phone(open_lesson, path):
     assert page.evaluate("document.documentElement.scrollWidth") <= 390, "page wider than the phone"
 
 
+# every block laid out only near the screen (render_later.py): its content-visibility, and how far
+# its content spills past its edge beyond the clip margin (paint containment cuts it off there,
+# where without it the text ran into the article's padding or made the page wider, which the width
+# checks would have seen)
+LATER_BLOCKS = """() => [...document.querySelectorAll('article .sd-later')].map((block) => {
+  block.scrollIntoView({block: 'center'});
+  const style = getComputedStyle(block);
+  return {text: block.textContent.trim().slice(0, 40), visibility: style.contentVisibility,
+          cut: block.scrollWidth - block.clientWidth - (parseFloat(style.overflowClipMargin) || 0)};
+})"""
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+@pytest.mark.parametrize("width", [390, 1440])
+def test_blocks_laid_out_near_the_screen_fit_their_boxes(open_lesson, path, width):
+    """A lesson's plain blocks are styled and laid out only as they come near the screen (half of
+    lesson 1's elements on a phone's first load); none of them holds anything their containment
+    cuts off: at 390 wide, lesson 1's 「…spec_decode.py）。」 runs 2.6 px past its paragraph, inside
+    the clip margin."""
+    page = phone_page(open_lesson, path) if width == 390 else open_lesson(path, width=width)
+    blocks = page.evaluate(LATER_BLOCKS)
+    assert len(blocks) >= 10, "too few blocks marked by render_later.py"
+    assert {b["visibility"] for b in blocks} == {"auto"}
+    assert [b for b in blocks if b["cut"] > 0.5] == [], "a block's content is cut off at its edge"
+
+
 # a function (in the page) of an element: each line box of the text in it, [text, its client rect],
 # leaving out text inside `skip` (a selector)
 LINE_BOXES = """(root, skip) => {

@@ -46,6 +46,28 @@ def test_formulas_are_mathml_with_no_math_javascript(built):
     assert not re.search(r"katex|mathjax", html, re.I)
 
 
+def test_a_lessons_plain_blocks_are_marked_to_be_laid_out_near_the_screen(built):
+    """render_later.py: about half of lesson 1's article (its paragraphs, tight lists, admonitions
+    and code) is laid out only near the screen; its formulas, tables and widgets never are."""
+    site, _ = built
+    html = page(site, "index.html")
+    marked = re.findall(r'<(\w+) class="([^"]*\bsd-later\b[^"]*)"', html)
+    assert len(marked) >= 50
+    assert {tag for tag, _ in marked} <= {"p", "ul", "ol", "div"}
+    assert not any(re.search(r"\bsd-(math|toy|quiz|calc|lab)\b", classes) for _, classes in marked)
+
+
+def test_the_theme_no_longer_restyles_every_element_as_it_starts(built):
+    """theme_palette.py: no stylesheet of the built site has a rule on data-md-color-switching (the
+    attribute Material's bundle sets on <body> as it starts), so setting it invalidates nothing."""
+    site, _ = built
+    sheets = list((site / "assets" / "stylesheets").glob("*.css"))
+    assert any(s.name.startswith("palette.") for s in sheets)
+    assert [s.name for s in sheets if "data-md-color-switching" in s.read_text(encoding="utf-8")] == []
+    bundle = next((site / "assets" / "javascripts").glob("bundle.*.min.js")).read_text(encoding="utf-8")
+    assert "data-md-color-switching" in bundle      # (what the rule was for is still there)
+
+
 CLOSING_MARKS = "，。、；：！？」』）】〕》〉"
 
 

@@ -337,3 +337,68 @@ def test_notebook_headings_go_two_levels_down_without_ids_or_permalinks(tmp_path
     # the headings' ids are gone; the cell keeps its own (where a lesson's 「實驗場 N️⃣」 points)
     assert re.findall(r' id="([^"]+)"', rendered) == ["sd-nb-cell-0"]
     assert preview_name("lesson1.ipynb") == "lesson1.html"
+
+
+# ------------------------------------------------------------- blocks laid out near the screen
+from render_later import mark_render_later  # noqa: E402
+from theme_palette import drop_switching_rule  # noqa: E402
+
+LATER = ' class="sd-later"'
+
+
+@pytest.mark.parametrize("block, marked", [
+    ("<p>α 是 <code>K</code>，<a href='#x'>連結</a>。</p>", '<p class="sd-later">'),
+    ("<ul>\n<li>一</li>\n<li>二</li>\n</ul>", '<ul class="sd-later">'),
+    ('<div class="admonition note">\n<p class="admonition-title">注意</p>\n<p>文字</p>\n</div>',
+     '<div class="admonition note sd-later">'),
+    ('<div class="language-python highlight"><pre><span></span><code>x = 1\n</code></pre></div>',
+     '<div class="language-python highlight sd-later">'),
+    ('<p>行內 <math display="inline"><mi>α</mi></math><span class="sd-nobr">。</span></p>',
+     '<p class="sd-later">'),
+])
+def test_a_plain_block_is_marked_to_be_laid_out_near_the_screen(block, marked):
+    html = mark_render_later(block)
+    assert html.startswith(marked) and html.count("sd-later") == 1
+    assert re.sub(r"\s*\bsd-later\b|" + LATER, "", html) == block
+
+
+@pytest.mark.parametrize("block", [
+    '<div class="sd-math"><math display="block"><mi>x</mi></math></div>',      # a11y.js measures it
+    '<p>式子：</p>'.replace("：", '<math display="block"><mi>x</mi></math>'),
+    "<table><tr><td>1</td></tr></table>",
+    '<div class="sd-toy" data-k="5"></div>',                                      # widgets' scripts measure them
+    '<section class="sd-quiz"><p>Q</p></section>',
+    '<p><span class="sd-value">3</span></p>',
+    "<ul>\n<li>\n<p>鬆散的清單</p>\n</li>\n</ul>",                              # its margins would stop collapsing
+    '<h2 id="a">標題</h2>',
+    '<p><img src="a.png" alt=""></p>',
+    "<details><summary>答案</summary><p>1</p></details>",
+    '<div class="grid"><p>一</p></div>',
+])
+def test_a_block_that_is_measured_or_may_spill_is_left_alone(block):
+    assert mark_render_later(block) == block
+
+
+def test_only_top_level_blocks_are_marked_and_void_tags_do_not_confuse_the_depth():
+    html = ('<p>一<br>二</p>\n<div class="admonition tip"><p>內</p><ul><li>x</li></ul></div>\n'
+            '<hr>\n<p>三</p>\n<div class="sd-page" data-page="/"></div>')
+    out = mark_render_later(html)
+    assert out.count("sd-later") == 3
+    assert '<p class="sd-later">一<br>二</p>' in out and '<p class="sd-later">三</p>' in out
+    assert "<p>內</p>" in out and "<ul><li>x</li></ul>" in out        # inside the admonition: not again
+    assert '<div class="sd-page" data-page="/"></div>' in out
+
+
+PALETTE_CSS = ('@media screen{[data-md-color-scheme=slate]{--md-hue:232}[data-md-color-switching] *,'
+               '[data-md-color-switching] :after,[data-md-color-switching] :before{transition-duration:0s!important}}'
+               '[data-md-color-accent=red]{--md-accent-fg-color:#ff1947}')
+
+
+def test_the_palettes_switching_rule_is_dropped_and_nothing_else(tmp_path):
+    css = tmp_path / "assets" / "stylesheets" / "palette.x.min.css"
+    css.parent.mkdir(parents=True)
+    css.write_text(PALETTE_CSS, encoding="utf-8")
+    assert drop_switching_rule(tmp_path) == 1
+    assert css.read_text(encoding="utf-8") == ('@media screen{[data-md-color-scheme=slate]{--md-hue:232}}'
+                                               '[data-md-color-accent=red]{--md-accent-fg-color:#ff1947}')
+    assert drop_switching_rule(tmp_path) == 0

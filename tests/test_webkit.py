@@ -73,6 +73,7 @@ def open_page(browser, base_url):
 class TestEveryEnginePage(EveryEnginePage):
     name = "webkit"
     px_slack = 1        # WebKitGTK draws every glyph a whole number of pixels wide
+    scroll_anchoring = False
 
 
 class TestPhonePrefetch(PhonePrefetch):

@@ -12,13 +12,15 @@
   or code on one line with the Chinese punctuation beside it, and a command-line option on one
   line in the table of contents too (punctuation.py), mark × ÷ ± · − ≈ ≤ ≥
   to be drawn narrow (signs.py, the notebook previews too); end every page with
-  its marker for progress.js (which page this is, where the site's root is) and note its quizzes.
+  its marker for progress.js (which page this is, where the site's root is) and note its quizzes;
+  last, mark the plain blocks the browser may lay out only near the screen (render_later.py).
 - on_post_page: fill the course-wide progress view (`<div class="sd-progress"></div>` in a lesson)
   with every lesson of the nav: its title, link, quiz keys and lab notebook.
 - on_post_build: write the search index as UTF-8 instead of \\uXXXX escapes (half the bytes for
   Chinese; every page load fetches it); write the static preview of each notebook named by a
   page's `lab:` front matter (notebook_preview.py) to notebook-preview/NAME.html (NAME without
-  .ipynb).
+  .ipynb); drop the theme's palette rule that restyled every element as its bundle started
+  (theme_palette.py).
 """
 from __future__ import annotations
 
@@ -37,7 +39,9 @@ from lab_links import LabLinkError, link_markers, section_cells
 from notebook_preview import preview_html, preview_name
 from punctuation import keep_options_in_title, keep_with_punctuation
 from quiz_format import QuizError, find_quizzes, render_quiz
+from render_later import mark_render_later
 from signs import narrow_signs
+from theme_palette import drop_switching_rule
 from tex_mathml import MathError, stray_dollar_lines, stray_dollars, tex_to_mathml_html
 from toy_fallback import fill_toys
 from tree_toy import TreeToyError, fill_tree_toys
@@ -142,7 +146,7 @@ def on_page_content(html, page, config, files):
     _check_dollars(html, page, config)
     html += PAGE_MARK.format(page=page.url, root=get_relative_url("", page.url) or ".")
     _keep_options_in_toc(page.toc)
-    return _typeset(html)
+    return mark_render_later(_typeset(html))
 
 
 def _link_lab_markers(html: str, page, config) -> str:
@@ -304,6 +308,7 @@ def _write_previews(config) -> None:
 @event_priority(-100)   # after the search plugin has written its index
 def on_post_build(config):
     _write_previews(config)
+    drop_switching_rule(config.site_dir)
     index = os.path.join(config.site_dir, "search", "search_index.json")
     if os.path.isfile(index):
         with open(index, encoding="utf-8") as f:

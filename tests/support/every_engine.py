@@ -31,6 +31,7 @@ SHOTS = ROOT / "build" / "test-output" / "screenshots"
 class Engine:
     name = ""           # the engine: its screenshots are build/test-output/screenshots/<name>-*.png
     px_slack = 0        # a glyph's width measured against an em, give or take this many px
+    scroll_anchoring = True     # keeps the reader's place as content above changes height (not WebKit)
 
     def shot(self, page, what: str, full_page: bool = False):
         page.screenshot(SHOTS / f"{self.name}-{what}.png", full_page=full_page)
@@ -47,6 +48,16 @@ class EveryEnginePage(Engine):
         widths = page.evaluate(PUNCTUATION_WIDTHS, [".md-content article", SIGNS, False])
         assert {f"{sign} text" for sign in SIGNS} <= set(widths), sorted(widths)
         assert signs_not_narrow(widths, px_slack=self.px_slack) == {}
+
+    def test_plain_blocks_wait_for_the_screen_only_with_scroll_anchoring(self, open_page):
+        """Lesson 1's plain blocks (render_later.py) get content-visibility: auto where the engine
+        keeps the reader's place as their guessed heights become real (Chromium, Firefox), and are
+        laid out as usual where it does not (WebKit: scrolling up, the text would jump)."""
+        page = open_page("", width=390, height=844)
+        wait_for(page, "() => document.fonts.status === 'loaded'", 20, what="fonts")
+        shown = page.evaluate("""() => [...new Set([...document.querySelectorAll('article .sd-later')]
+            .map((block) => getComputedStyle(block).contentVisibility))]""")
+        assert shown == ["auto" if self.scroll_anchoring else "visible"]
 
     @pytest.mark.parametrize("width", [1440, 390])
     def test_full_width_punctuation_is_drawn_full_width(self, open_page, width):
