@@ -10,9 +10,9 @@ gives each marked block `content-visibility: auto`: off screen, it is neither st
 Only top-level blocks whose box cannot spill out of itself are marked (`content-visibility`
 brings paint containment: what overflows a marked block is clipped): paragraphs, tight lists
 (no <p> inside, whose margins would stop collapsing), admonitions and code blocks (a code block
-scrolls inside itself). A block holding a display formula, a table, an image, a widget (the
-toys, quizzes, calculators and the lab panel: their scripts measure them) or a heading is left
-alone: a11y.js measures formulas and tables as they are first laid out to mark the ones that
+scrolls inside itself), and the quizzes (quiz.js measures nothing). A block holding a display
+formula, a table, an image, a heading or another widget (the toys, calculators and the lab panel:
+their scripts measure them) is left alone: a11y.js measures formulas and tables as they are first laid out to mark the ones that
 scroll, and that must not wait for the learner to scroll there.
 """
 from __future__ import annotations
@@ -23,10 +23,13 @@ from html.parser import HTMLParser
 CLASS = "sd-later"
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
-# what keeps a block from being marked (searched in the block's whole HTML)
-KEEP_RE = re.compile(r'<math\b[^>]*display="block"|<(?:table|img|iframe|svg|video|audio|canvas|'
-                     r'h[1-6]|details|form|input|button|select|textarea)\b|class="[^"]*\bsd-(?!(?:sign|sup|nobr|opt|lab-link)\b)',
-                     re.I)
+# what keeps a block from being marked (searched in the block's whole HTML): what a11y.js measures
+# or may be wider than the text, and the widgets (but a quiz: quiz.js measures nothing)
+SPILL_RE = re.compile(r'<math\b[^>]*display="block"|<(?:table|img|iframe|svg|video|audio|canvas|'
+                      r'h[1-6])\b', re.I)
+WIDGET_RE = re.compile(r'<(?:form|input|button|select|textarea)\b|'
+                       r'class="[^"]*\bsd-(?!(?:sign|sup|nobr|opt|lab-link)\b)', re.I)
+QUIZ_RE = re.compile(r'^<section class="sd-quiz"')
 HIGHLIGHT_RE = re.compile(r'\bclass="(?:[^"]*\s)?highlight(?:\s[^"]*)?"')
 ADMONITION_RE = re.compile(r'\bclass="(?:[^"]*\s)?admonition(?:\s[^"]*)?"')
 
@@ -70,7 +73,11 @@ class _TopLevel(HTMLParser):
 
 
 def _markable(tag: str, start_tag: str, block: str) -> bool:
-    if KEEP_RE.search(block[len(start_tag):]) or KEEP_RE.search(start_tag):
+    if SPILL_RE.search(block):
+        return False
+    if QUIZ_RE.match(start_tag):
+        return True
+    if WIDGET_RE.search(block):
         return False
     if tag == "p":
         return True
