@@ -21,7 +21,7 @@ from .cjk_lines import MARKS, PUNCTUATION_WIDTHS, SIGNS, not_one_em, signs_not_n
 from .engines import wait_for
 from .lab import kernel_prints
 from .lab_checks import LATER_PROBE, broken_images, later_fetched, stream_texts_of
-from .lesson import MEASURE_PREVIEW
+from .lesson import BLOCK_PLACES, LATER_OFF, MEASURE_PREVIEW
 from .search import IME_WAYS, search_finds, search_follows_input_method
 from .site import ROOT
 
@@ -58,6 +58,22 @@ class EveryEnginePage(Engine):
         shown = page.evaluate("""() => [...new Set([...document.querySelectorAll('article .sd-later')]
             .map((block) => getComputedStyle(block).contentVisibility))]""")
         assert shown == ["auto" if self.scroll_anchoring else "visible"]
+
+    @pytest.mark.parametrize("width", [1440, 390])
+    def test_laying_blocks_out_later_moves_nothing(self, open_page, width):
+        """Once laid out, a block marked by render_later.py sits where it would without its
+        content-visibility, and so does everything after it (its containment stops margins
+        collapsing through its edge: a code block's came out 32 px taller before course.css made
+        up for it). Lessons 1 and 2."""
+        for path in ("", "draft-trees/"):
+            page = open_page(path, width=width, height=900 if width > 500 else 844)
+            wait_for(page, "() => document.fonts.status === 'loaded'", 20, what="fonts")
+            later = page.evaluate(BLOCK_PLACES, timeout=120)
+            page.evaluate(LATER_OFF)
+            plain = page.evaluate(BLOCK_PLACES, timeout=120)
+            moved = [(a, b) for a, b in zip(later, plain) if abs(a[2] - b[2]) > 1 or abs(a[3] - b[3]) > 1]
+            assert len(later) == len(plain) > 20 and moved == [], f"{path or 'lesson 1'}: blocks moved: {moved[:3]}"
+            page.close()
 
     @pytest.mark.parametrize("width", [1440, 390])
     def test_full_width_punctuation_is_drawn_full_width(self, open_page, width):

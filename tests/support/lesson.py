@@ -187,3 +187,26 @@ def nav_link_to(page, url):
     links = page.locator(".md-sidebar--primary a.md-nav__link")
     hrefs = links.evaluate_all("as => as.map(a => a.href)")
     return links.nth(hrefs.index(url))
+
+
+# where each of the article's blocks lies (its top and height, px), every block laid out first (the
+# page scrolled through, then back to the top)
+BLOCK_PLACES = """async () => {
+  document.querySelectorAll('.sd-lab, .sd-lab-open').forEach((el) => { el.style.display = 'none'; });  // (its status changes)
+  for (let y = 0; y < document.documentElement.scrollHeight; y += innerHeight / 2) {
+    scrollTo(0, y);
+    await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  }
+  scrollTo(0, 0);
+  return [...document.querySelector('article').children].map((block) => {
+    const box = block.getBoundingClientRect();
+    return [block.tagName + '.' + block.className, block.textContent.trim().slice(0, 20),
+            Math.round(box.top + scrollY), Math.round(box.height)];
+  });
+}"""
+# the same blocks laid out as if render_later.py had not marked them
+LATER_OFF = """() => {
+  const style = document.createElement('style');
+  style.textContent = '.md-typeset .sd-later { content-visibility: visible !important; }';
+  document.head.append(style);
+}"""
