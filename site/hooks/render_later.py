@@ -7,14 +7,14 @@ gives each marked block `content-visibility: auto`: off screen, it is neither st
 
     mark_render_later(html) -> html      (a page's content, after the other hooks)
 
-Blocks on the first screens are never marked (FIRST_SCREENS).
 Only top-level blocks whose box cannot spill out of itself are marked (`content-visibility`
 brings paint containment: what overflows a marked block is clipped): paragraphs, tight lists
-(no <p> inside, whose margins would stop collapsing), admonitions and code blocks (a code block
-scrolls inside itself), and the quizzes (quiz.js measures nothing). A block holding a display
-formula, a table, an image, a heading or another widget (the toys, calculators and the lab panel:
-their scripts measure them) is left alone: a11y.js measures formulas and tables as they are first laid out to mark the ones that
-scroll, and that must not wait for the learner to scroll there.
+(no <p> inside, whose margins would stop collapsing), admonitions, code blocks (a code block
+scrolls inside itself) and quizzes (quiz.js measures nothing). A block holding a display formula,
+a table, an image, a heading or another widget (the toys, calculators and the lab panel: their
+scripts measure them) is left alone: a11y.js measures formulas and tables as they are first laid
+out, to mark the ones that scroll, and that must not wait for the learner to scroll there. Nor are
+the blocks of the first screens (FIRST_SCREENS) marked.
 """
 from __future__ import annotations
 
