@@ -56,6 +56,7 @@
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", buffer));
     return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
   }
+  // (a file copied from the previous build's cache; one fetched is checked by fetchAndKeep)
   // the response itself if its bytes have the build's hash, else null. Kept as fetched, not
   // rebuilt from its bytes: a response with no URL gets no code cache, so Chromium compiled the
   // lab's JavaScript and Python's WebAssembly again on every load from the cache.
@@ -69,6 +70,28 @@
     const good = entry && await verified(response, entry[0]);
     if (good) await cache.put(keyOf(path), good);
     return !!good;
+  }
+  // A file fetched to be kept: the browser checks its hash (Subresource Integrity: a mismatch
+  // rejects the fetch) and the cache reads the body straight from the network. Hashing it here
+  // took a copy of every file as an ArrayBuffer, garbage the worker's heap kept until its next
+  // collection: on a first visit, tens of MB in each of the two workers while the lab ran
+  // (issue 46, benchmarks/lab_memory.py). Rejects when the network does (offline).
+  function integrity(hex) {
+    return "sha256-" + btoa(String.fromCharCode(...hex.match(/../g).map((h) => parseInt(h, 16))));
+  }
+  async function fetchAndKeep(cache, manifest, path, init) {
+    const entry = manifest.files[path];
+    if (!entry) return false;
+    let response;
+    try {
+      response = await fetch(keyOf(path), { ...(init || {}), integrity: integrity(entry[0]) });
+    } catch (error) {
+      if (!self.navigator.onLine) throw error;
+      return false;        // (a hash that is not the build's: not kept)
+    }
+    if (!response.ok) return false;
+    await cache.put(keyOf(path), response);
+    return true;
   }
 
   // A build's cache, filled: the lesson pages and their assets (everything outside lab/), and
@@ -95,7 +118,7 @@
       const same = old && old.files[path] && old.files[path][0] === manifest.files[path][0];
       const copy = same && await oldCache.match(keyOf(path));
       if (copy && await keep(cache, manifest, path, copy)) continue;
-      if (!await keep(cache, manifest, path, await fetch(keyOf(path), { cache: "no-cache" }))) {
+      if (!await fetchAndKeep(cache, manifest, path, { cache: "no-cache" })) {
         return;      // not whole (a file changed again meanwhile): tried again on the next visit
       }
     }
@@ -131,7 +154,7 @@
     for (const path of paths) {
       if (await cache.match(keyOf(path))) { kept += 1; continue; }
       try {
-        if (await keep(cache, current, path, await fetch(keyOf(path)))) kept += 1;
+        if (await fetchAndKeep(cache, current, path)) kept += 1;
       } catch (e) { /* offline now: kept another time */ }
     }
     return kept;
@@ -149,7 +172,7 @@
     if (!fetchThem) return { missing: bytes(missing), total };
     let done = 0;
     for (const path of missing) {
-      try { await keep(cache, current, path, await fetch(keyOf(path))); } catch (e) { /* counted missing */ }
+      try { await fetchAndKeep(cache, current, path); } catch (e) { /* counted missing */ }
       done += current.files[path][1];
       progress([done, bytes(missing)]);
     }
@@ -174,9 +197,14 @@
     const cache = await caches.open(PREFIX + state.current);
     const cached = await cache.match(keyOf(path));
     if (cached) return cached;
-    const response = await fetch(event.request);
-    if (response.ok) event.waitUntil(keep(cache, current, path, response.clone()).catch(() => {}));
-    return response;
+    // fetched with its hash checked, kept, then answered from the cache (not the network's
+    // answer with a clone of it hashed here: each file's bytes once more in this worker's heap,
+    // until a collection); a file not kept (another build's bytes) is fetched as asked
+    if (await fetchAndKeep(cache, current, path).catch(() => false)) {
+      const kept = await cache.match(keyOf(path));
+      if (kept) return kept;
+    }
+    return fetch(event.request);
   }
 
   // The site's worker has the lesson pages cached before it takes over. The lab's worker does not
