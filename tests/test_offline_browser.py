@@ -200,7 +200,9 @@ def service_worker_heaps(context, page) -> dict:
                 if any(m.get("id") == 1 for m in answers.get(session, [])):
                     break
                 page.wait_for_timeout(50)
-            usage = next(m for m in answers[session] if m.get("id") == 1)["result"]
+            replies = [m for m in answers.get(session, []) if m.get("id") == 1]
+            assert replies, f"no heap usage from {event['targetInfo']['url']} within 20 s"
+            usage = replies[0]["result"]
             name = event["targetInfo"]["url"].rsplit("/", 1)[-1].split("?")[0]
             out[name] = (usage["usedSize"] / 2**20, usage["backingStorageSize"] / 2**20)
     finally:

@@ -897,7 +897,7 @@ def test_blocks_laid_out_near_the_screen_fit_their_boxes(open_lesson, path, widt
     the clip margin."""
     page = phone_page(open_lesson, path) if width == 390 else open_lesson(path, width=width)
     blocks = page.evaluate(LATER_BLOCKS)
-    assert len(blocks) >= 10, "too few blocks marked by render_later.py"
+    assert len(blocks) >= 5, "too few blocks marked by render_later.py"
     assert {b["visibility"] for b in blocks} == {"auto"}
     assert [b for b in blocks if b["cut"] > 0.5] == [], "a block's content is cut off at its edge"
 
@@ -918,8 +918,16 @@ LINE_BOXES = """(root, skip) => {
 
 # at the end of the page: the article's text lines beside or under the lab's floating opener (a line
 # that reaches below the button's top: a longer one would run under it)
-OPENER_OVER_TEXT = """() => {
-  scrollTo(0, document.documentElement.scrollHeight);
+OPENER_OVER_TEXT = """async () => {
+  // to the end, again until the page stops growing (blocks laid out as they come near the screen,
+  // render_later.py, replace their guessed heights with real ones)
+  const page = document.documentElement;
+  for (let i = 0, still = 0; i < 50 && still < 3; i++) {
+    const height = page.scrollHeight;
+    scrollTo(0, height);
+    await new Promise((done) => setTimeout(() => requestAnimationFrame(() => requestAnimationFrame(done)), 50));
+    still = page.scrollHeight === height && Math.ceil(scrollY + innerHeight) >= page.scrollHeight ? still + 1 : 0;
+  }
   const button = document.querySelector('.sd-lab-open');
   if (!button || !button.getClientRects().length) return null;
   const b = button.getBoundingClientRect();

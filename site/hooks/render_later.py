@@ -9,10 +9,9 @@ gives each marked block `content-visibility: auto`: off screen, it is neither st
 
 Only top-level blocks whose box cannot spill out of itself are marked (`content-visibility`
 brings paint containment: what overflows a marked block is clipped): paragraphs, tight lists
-(no <p> inside, whose margins would stop collapsing), admonitions, code blocks (a code block
-scrolls inside itself) and quizzes (quiz.js measures nothing). A block holding a display formula,
-a table, an image, a heading or another widget (the toys, calculators and the lab panel: their
-scripts measure them) is left alone: a11y.js measures formulas and tables as they are first laid
+(no <p> inside, whose margins would stop collapsing), admonitions and code blocks (a code block
+scrolls inside itself). A block holding a display formula, a table, an image, a heading or a
+widget (the toys, quizzes, calculators and the lab panel) is left alone: a11y.js measures formulas and tables as they are first laid
 out, to mark the ones that scroll, and that must not wait for the learner to scroll there. Nor are
 the blocks of the first screens (FIRST_SCREENS) marked.
 """
@@ -31,12 +30,12 @@ TAG_RE = re.compile(r"<[^>]*>")
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
         "track", "wbr"}
 # what keeps a block from being marked (searched in the block's whole HTML): what a11y.js measures
-# or may be wider than the text, and the widgets (but a quiz: quiz.js measures nothing)
+# or may be wider than the text, and the widgets (a quiz too: the text of its feedback, read as
+# innerText, was empty while the quiz was off screen)
 SPILL_RE = re.compile(r'<math\b[^>]*display="block"|<(?:table|img|iframe|svg|video|audio|canvas|'
                       r'h[1-6])\b', re.I)
 WIDGET_RE = re.compile(r'<(?:form|input|button|select|textarea)\b|'
                        r'class="[^"]*\bsd-(?!(?:sign|sup|nobr|opt|lab-link)\b)', re.I)
-QUIZ_RE = re.compile(r'^<section class="sd-quiz"')
 HIGHLIGHT_RE = re.compile(r'\bclass="(?:[^"]*\s)?highlight(?:\s[^"]*)?"')
 ADMONITION_RE = re.compile(r'\bclass="(?:[^"]*\s)?admonition(?:\s[^"]*)?"')
 
@@ -82,8 +81,6 @@ class _TopLevel(HTMLParser):
 def _markable(tag: str, start_tag: str, block: str) -> bool:
     if SPILL_RE.search(block):
         return False
-    if QUIZ_RE.match(start_tag):
-        return True
     if WIDGET_RE.search(block):
         return False
     if tag == "p":

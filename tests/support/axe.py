@@ -43,6 +43,9 @@ def run_axe(page, include_impacts=("serious", "critical"), context=None) -> list
     each as {id, impact, help, targets}."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(content=axe_script().read_text(encoding="utf-8"))
+    # blocks laid out only near the screen (render_later.py) have no boxes while off it, and axe
+    # reads a text's background from the boxes at its place: laid out here, as they look on screen
+    page.add_style_tag(content=".md-typeset .sd-later { content-visibility: visible !important; }")
     result = page.evaluate(
         """async (context) => await axe.run(context || document, {
                runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]},
