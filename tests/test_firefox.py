@@ -25,7 +25,7 @@ from support.engines import opener, started
 from support.every_engine import SHOTS, EveryEngineLab, EveryEnginePage, PhonePrefetch
 from support.lab import EngineLab, wait_until
 from support.lab_checks import IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, press_keys_through_the_start
-from support.lesson import (LAB_PAGES, LABELS, LESSON_PAGES, QUIZ_STATE, answer_by_keys, answered, check_round,
+from support.lesson import (LAB_PAGES, LABELS, LATER_OFF, LESSON_PAGES, QUIZ_STATE, answer_by_keys, answered, check_round,
                             mounted, option, round_at_alpha_one, rounds_drawn, toy_cells_overflowing,
                             toy_round, wait_for_motion_to_end)
 from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, build_site
@@ -255,6 +255,7 @@ def test_lesson_two_at_desktop_and_phone_width(open_page, width):
     assert page.evaluate("() => document.documentElement.scrollWidth") <= width
     assert page.evaluate("() => document.querySelectorAll('.sd-tree-toy').length") == 1
     SHOTS.mkdir(parents=True, exist_ok=True)
+    page.evaluate(LATER_OFF)     # (a whole-page capture draws blocks not yet laid out blank)
     page.screenshot(SHOTS / f"firefox-lesson2-{width}.png", full_page=True)
 
 
@@ -329,6 +330,7 @@ def test_no_key_pressed_in_the_lesson_is_lost_while_the_lab_starts(browser, base
 def test_knowledge_card_and_phone_width(open_page):
     page = open_page("knowledge-card/", width=390, height=844)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    page.evaluate(LATER_OFF)     # (a whole-page capture draws blocks not yet laid out blank)
     page.screenshot(SHOTS / "firefox-knowledge-card-390.png", full_page=True)
 
 

@@ -24,7 +24,7 @@ from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_STAR
 from support.engines import ChromiumPage, ChromiumPages, opener
 from support.every_engine import EveryEnginePage
 from support.fonts_drawn import fonts_drawing_each
-from support.lesson import (K, LABELS, LESSON_PAGES, SEEDED_RANDOM, check_round, nav_link_to, rounds_drawn,
+from support.lesson import (K, LATER_OFF, LABELS, LESSON_PAGES, SEEDED_RANDOM, check_round, nav_link_to, rounds_drawn,
                             toy_cells_overflowing, toy_round, wait_for_motion_to_end)
 from support.search import ITEMS, REDRAWN_FOR, RESULTS_SHOWN, search, search_finds
 from support.server import chromium, serve_site
@@ -102,6 +102,8 @@ def shot(page, name, locator=None, full_page=False):
     SHOTS.mkdir(parents=True, exist_ok=True)
     target = locator if locator is not None else page
     if locator is None:
+        if full_page:       # (Chromium's whole-page capture draws blocks not yet laid out blank)
+            page.evaluate(LATER_OFF)
         target.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
     else:
         target.screenshot(path=str(SHOTS / f"{name}.png"))

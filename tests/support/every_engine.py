@@ -34,6 +34,8 @@ class Engine:
     scroll_anchoring = True     # keeps the reader's place as content above changes height (not WebKit)
 
     def shot(self, page, what: str, full_page: bool = False):
+        if full_page:       # (a whole-page capture draws blocks not yet laid out blank)
+            page.evaluate(LATER_OFF)
         page.screenshot(SHOTS / f"{self.name}-{what}.png", full_page=full_page)
 
 
