@@ -285,6 +285,13 @@ def test_quiz_answers_stay_after_a_reload(open_page):
     wrong = next(label for label in LABELS if label != right)
     page.click(option(2, wrong))
     page.click(option(2, right))
+    # (scrolled there first, and two frames let the blocks around it laid out near the screen,
+    # render_later.py, take their real heights: clicked at once, the input had moved from the
+    # point clicked, and the number was typed nowhere)
+    page.evaluate("""() => new Promise((done) => {
+      document.querySelector('#sd-calc-1').scrollIntoView({block: 'center'});
+      requestAnimationFrame(() => requestAnimationFrame(done));
+    })""")
     page.click("#sd-calc-1 .sd-quiz__input")
     page.type("3.44")
     page.press("Enter")
