@@ -11,9 +11,10 @@ Only top-level blocks whose box cannot spill out of itself are marked (`content-
 brings paint containment: what overflows a marked block is clipped): paragraphs, tight lists
 (no <p> inside, whose margins would stop collapsing), admonitions and code blocks (a code block
 scrolls inside itself). A block holding a display formula, a table, an image, a heading or a
-widget (the toys, quizzes, calculators and the lab panel) is left alone: a11y.js measures formulas and tables as they are first laid
-out, to mark the ones that scroll, and that must not wait for the learner to scroll there. Nor are
-the blocks of the first screens (FIRST_SCREENS) marked.
+widget (the toys, quizzes, calculators and the lab panel) is left alone: a11y.js measures
+formulas and tables as they are first laid out, to mark the ones that scroll, and that must not
+wait for the learner to scroll there. Nor are the blocks of the first screens (FIRST_SCREENS)
+marked.
 """
 from __future__ import annotations
 
