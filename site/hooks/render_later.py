@@ -80,9 +80,7 @@ class _TopLevel(HTMLParser):
 
 
 def _markable(tag: str, start_tag: str, block: str) -> bool:
-    if SPILL_RE.search(block):
-        return False
-    if WIDGET_RE.search(block):
+    if SPILL_RE.search(block) or WIDGET_RE.search(block):
         return False
     if tag == "p":
         return True
