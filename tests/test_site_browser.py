@@ -11,12 +11,15 @@ build/test-output/screenshots/.
 """
 import json
 import re
+from pathlib import Path
 
+import material
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from specdec_lab import expected_tokens
 from support.axe import run_axe
+from support.computed_styles import STYLE_DIGESTS, STYLES_AT, style_differences
 from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_START_PROBLEMS,
                                OPEN_ANSWERS, OPTIONS_SPLIT_AFTER_HYPHENS,
                                SCROLL_HINTS_SETTLED, SEARCH_TEXT_DRAWN, TABLE_HINTS_SETTLED, WIDE_TABLES,
@@ -178,6 +181,52 @@ def test_formulas_render_as_mathml(open_lesson):
     search_text = page.evaluate(SEARCH_TEXT_DRAWN)    # (the index's line of text, never drawn)
     assert search_text["searchable"] >= 5 and search_text["drawn"] == [], search_text
     shot(page, "formula", page.locator(".sd-math").first)
+
+
+THEME_STYLESHEETS = Path(material.__file__).parent / "templates" / "assets" / "stylesheets"
+THEME_CSS = re.compile(r"/assets/stylesheets/[a-z]+\.[0-9a-f]+\.min\.css$")
+
+
+def styles_on(browser, url, width, scheme, theme_as_shipped, search_for=None):
+    """[[element, digest of its computed style], ...] of a page at rest, the theme's stylesheets as
+    the build left them or as Material ships them; and the page, to ask about differences."""
+    page, outside = new_page(browser, None, width=width, height=900, color_scheme=scheme,
+                             reduced_motion="reduce")
+    page.add_init_script(SEEDED_RANDOM % 1)
+    page.route("**/lab/**", lambda route: route.abort())       # the panel's state is not the theme's
+    if theme_as_shipped:
+        page.route(THEME_CSS, lambda route: route.fulfill(
+            path=str(THEME_STYLESHEETS / route.request.url.rsplit("/", 1)[1]), content_type="text/css"))
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    if search_for:
+        search(page, search_for)
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')",
+                           timeout=30_000)                       # Material's fades, the toy's bars
+    assert outside == []
+    return page.evaluate(STYLE_DIGESTS), page
+
+
+@pytest.mark.parametrize("path, width, scheme, search_for", [
+    *[(path, 1440, "light", None) for path in nav_pages()],
+    ("", 390, "dark", None), ("", 1440, "light", "接受率")])
+def test_the_themes_unused_selectors_left_out_change_no_style(browser, base_url, path, width, scheme,
+                                                              search_for):
+    """site/hooks/unused_css.py drops the theme's selectors that name a class no page or script
+    has. Every element (and its drawn ::before and ::after) has the same computed style as with
+    the stylesheets Material ships: each nav page; lesson 1 at a phone's width in the dark scheme,
+    and with search results open."""
+    built, page = styles_on(browser, base_url + path, width, scheme, False, search_for)
+    shipped, original = styles_on(browser, base_url + path, width, scheme, True, search_for)
+    try:
+        assert [where for where, _ in built] == [where for where, _ in shipped]
+        differ = [i for i, (a, b) in enumerate(zip(built, shipped)) if a != b]
+        details = style_differences(page.evaluate(STYLES_AT, differ[:5]),
+                                    original.evaluate(STYLES_AT, differ[:5]))
+        assert differ == [], [(built[i][0], details[str(i)]) for i in differ[:5]]
+    finally:
+        page.context.close()
+        original.context.close()
 
 
 # --------------------------------------------------------------------------- the toy

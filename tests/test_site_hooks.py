@@ -418,3 +418,74 @@ def test_the_palettes_switching_rule_is_dropped_and_nothing_else(tmp_path):
     assert css.read_text(encoding="utf-8") == ('@media screen{[data-md-color-scheme=slate]{--md-hue:232}}'
                                                '[data-md-color-accent=red]{--md-accent-fg-color:#ff1947}')
     assert drop_switching_rule(tmp_path) == 0
+
+
+# ------------------------------------------------------- the theme's selectors no page can match
+from unused_css import drop_unused_selectors, prune_css, used_classes  # noqa: E402
+
+USED = {"md-typeset", "admonition", "md-tag--"}
+
+
+@pytest.mark.parametrize("css, pruned", [
+    # a selector naming an unused class goes; the rest of its list stays
+    (".md-typeset .tabbed-set>input:checked,.md-typeset .admonition{margin:0}",
+     ".md-typeset .admonition{margin:0}"),
+    # a rule with no selector left goes whole
+    ("a{color:red}.tabbed-set :nth-child(2){order:2}b{color:blue}", "a{color:red}b{color:blue}"),
+    # inside parentheses a class is not required: :not(.x) matches without any .x
+    (".md-typeset :not(.tabbed-set),:is(.grid,.admonition){x:1}",
+     ".md-typeset :not(.tabbed-set),:is(.grid,.admonition){x:1}"),
+    # nor inside an attribute selector
+    ('[class*=" tabbed-set"]{x:1}', '[class*=" tabbed-set"]{x:1}'),
+    # a class written from a template literal (`md-tag--${kind}`)
+    (".md-tag--new,.md-tag-shadow{x:1}", ".md-tag--new{x:1}"),
+    # @media is pruned inside, and goes when empty; @keyframes and @font-face stay as they are
+    ("@media screen{.grid{x:1}.admonition{x:2}}@media print{.grid{x:1}}"
+     "@keyframes grid{0%{x:1}to{x:2}}@font-face{font-family:g}",
+     "@media screen{.admonition{x:2}}@keyframes grid{0%{x:1}to{x:2}}@font-face{font-family:g}"),
+    # nothing to drop: the text comes back byte for byte, escapes and comments included
+    (".admonition:nth-child(1n+2){background:url(\"data:x,\\3c svg\")}/*# sourceMappingURL=m.map */",
+     ".admonition:nth-child(1n+2){background:url(\"data:x,\\3c svg\")}/*# sourceMappingURL=m.map */"),
+])
+def test_selectors_naming_an_unused_class_are_dropped(css, pruned):
+    assert prune_css(css, USED)[0] == pruned
+
+
+def test_the_themes_stylesheet_comes_back_whole_when_every_class_is_used():
+    import material
+
+    class Everything(set):
+        def __contains__(self, name):
+            return True
+
+    for css in sorted((Path(material.__file__).parent / "templates" / "assets" / "stylesheets").glob("*.min.css")):
+        text = css.read_text(encoding="utf-8")
+        assert prune_css(text, Everything()) == (text, 0), css.name
+
+
+def test_used_classes_are_the_pages_classes_and_the_scripts_words(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text(
+        '<div class="md-typeset sd-x"><p class=admonition>x</p><span class=\'one two\'></span></div>',
+        encoding="utf-8")
+    (tmp_path / "bundle.js").write_text('x("div",{class:"md-search__output"});`md-tag--${e}`',
+                                        encoding="utf-8")
+    (tmp_path / "lab").mkdir()
+    (tmp_path / "lab" / "index.html").write_text('<div class="lab-only">', encoding="utf-8")
+    (tmp_path / "lab" / "lab.js").write_text('"tabbed-set"', encoding="utf-8")
+    used = used_classes(tmp_path)
+    assert {"md-typeset", "sd-x", "admonition", "one", "two", "md-search__output", "md-tag--"} <= used
+    assert "lab-only" not in used and "tabbed-set" not in used
+
+
+def test_only_the_themes_stylesheets_are_pruned(tmp_path):
+    (tmp_path / "index.html").write_text('<div class="admonition">', encoding="utf-8")
+    theme = tmp_path / "assets" / "stylesheets" / "main.x.min.css"
+    course = tmp_path / "assets" / "course" / "course.css"
+    for css in theme, course:
+        css.parent.mkdir(parents=True)
+        css.write_text(".admonition{x:1}.grid{x:2}", encoding="utf-8")
+    assert drop_unused_selectors(tmp_path) == 1
+    assert theme.read_text(encoding="utf-8") == ".admonition{x:1}"
+    assert course.read_text(encoding="utf-8") == ".admonition{x:1}.grid{x:2}"
+    assert drop_unused_selectors(tmp_path) == 0

@@ -20,7 +20,8 @@
   Chinese; every page load fetches it); write the static preview of each notebook named by a
   page's `lab:` front matter (notebook_preview.py) to notebook-preview/NAME.html (NAME without
   .ipynb); drop the theme's palette rule that restyled every element as its bundle started
-  (theme_palette.py).
+  (theme_palette.py) and the theme's selectors that name a class no page or script has
+  (unused_css.py).
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from quiz_format import QuizError, find_quizzes, render_quiz
 from render_later import mark_render_later
 from signs import narrow_signs
 from theme_palette import drop_switching_rule
+from unused_css import drop_unused_selectors
 from tex_mathml import MathError, stray_dollar_lines, stray_dollars, tex_to_mathml_html
 from toy_fallback import fill_toys
 from tree_toy import TreeToyError, fill_tree_toys
@@ -309,6 +311,7 @@ def _write_previews(config) -> None:
 def on_post_build(config):
     _write_previews(config)
     drop_switching_rule(config.site_dir)
+    drop_unused_selectors(config.site_dir)
     index = os.path.join(config.site_dir, "search", "search_index.json")
     if os.path.isfile(index):
         with open(index, encoding="utf-8") as f:
