@@ -229,6 +229,44 @@ def test_the_themes_unused_selectors_left_out_change_no_style(browser, base_url,
         original.context.close()
 
 
+# every change of <html>'s or <body>'s class once the lesson's text is in the page: [element, before, after]
+CLASS_CHANGES = """
+window.__classChanges = [];
+new MutationObserver((records) => {
+  if (!document.querySelector("article")) return;         // still in <head> or the header: before layout
+  const html = document.documentElement, body = document.body;
+  records.forEach((r, i) => {
+    if (r.target !== html && r.target !== body) return;
+    const later = records.slice(i + 1).find((q) => q.target === r.target);
+    const after = later ? later.oldValue : r.target.getAttribute("class");
+    if (after !== r.oldValue) window.__classChanges.push([r.target.localName, r.oldValue, after]);
+  });
+}).observe(document, {attributes: true, attributeFilter: ["class"], attributeOldValue: true, subtree: true});
+"""
+
+
+@pytest.mark.parametrize("path", LESSON_PAGES)
+@pytest.mark.parametrize("width", [1440, 390])
+def test_the_pages_classes_are_set_before_its_text_is_laid_out(browser, base_url, path, width):
+    """site/overrides/main.html sets what the theme's bundle (no-js -> js), its focus-visible
+    polyfill and lab-panel.js (sd-has-lab) would set on <html> and <body> as the page starts, before
+    the text is parsed. Changed later, each change restyled every element of the page (the theme's
+    `table:not([class])` selectors make any class change restyle all below it). Once the text is
+    in, loading the page changes neither element's class."""
+    page, outside = new_page(browser, None, width=width, height=900 if width > 500 else 844)
+    try:
+        page.add_init_script(CLASS_CHANGES)
+        page.goto(base_url + path)
+        page.wait_for_load_state("networkidle")
+        page.wait_for_function("() => window.document$ !== undefined")        # the bundle ran
+        page.wait_for_timeout(300)                                          # its next frames
+        assert page.evaluate("window.__classChanges") == []
+        assert "js" in page.evaluate("document.documentElement.className").split()
+        assert outside == []
+    finally:
+        page.context.close()
+
+
 # --------------------------------------------------------------------------- the toy
 
 
