@@ -25,9 +25,11 @@ from support.engines import opener, started
 from support.every_engine import SHOTS, EveryEngineLab, EveryEnginePage, PhonePrefetch
 from support.lab import EngineLab, wait_until
 from support.lab_checks import IMAGE_OUTPUTS, KEYS_IN_LESSON, STREAM_TEXTS, press_keys_through_the_start
-from support.lesson import (LAB_PAGES, LABELS, LATER_OFF, LESSON_PAGES, QUIZ_STATE, answer_by_keys, answered, check_round,
-                            mounted, option, round_at_alpha_one, rounds_drawn, toy_cells_overflowing,
-                            toy_round, wait_for_motion_to_end)
+from support.lesson import (LAB_PAGES, LABELS, LATER_OFF, LESSON_PAGES, QUIZ_STATE,
+                            answer_by_keys, answered, check_round, mounted, option,
+                            round_at_alpha_one, rounds_drawn, scroll_to_settled,
+                            toy_cells_overflowing, toy_round,
+                            wait_for_motion_to_end)
 from support.site import LESSON1_QUIZ_ANSWERS, LESSON2_QUIZ_ANSWERS, build_site
 
 pytestmark = pytest.mark.browser
@@ -285,13 +287,7 @@ def test_quiz_answers_stay_after_a_reload(open_page):
     wrong = next(label for label in LABELS if label != right)
     page.click(option(2, wrong))
     page.click(option(2, right))
-    # (scrolled there first, and two frames let the blocks around it laid out near the screen,
-    # render_later.py, take their real heights: clicked at once, the input had moved from the
-    # point clicked, and the number was typed nowhere)
-    page.evaluate("""() => new Promise((done) => {
-      document.querySelector('#sd-calc-1').scrollIntoView({block: 'center'});
-      requestAnimationFrame(() => requestAnimationFrame(done));
-    })""")
+    scroll_to_settled(page, "#sd-calc-1")      # (clicked at once, the number was typed nowhere)
     page.click("#sd-calc-1 .sd-quiz__input")
     page.type("3.44")
     page.press("Enter")

@@ -27,8 +27,9 @@ from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_STAR
 from support.engines import ChromiumPage, ChromiumPages, opener
 from support.every_engine import EveryEnginePage
 from support.fonts_drawn import fonts_drawing_each
-from support.lesson import (K, LATER_OFF, LABELS, LESSON_PAGES, SEEDED_RANDOM, check_round, nav_link_to, rounds_drawn,
-                            toy_cells_overflowing, toy_round, wait_for_motion_to_end)
+from support.lesson import (K, LATER_OFF, LABELS, LESSON_PAGES, SEEDED_RANDOM, check_round,
+                            nav_link_to, rounds_drawn, scroll_to_settled, toy_cells_overflowing, toy_round,
+                            wait_for_motion_to_end)
 from support.search import ITEMS, REDRAWN_FOR, RESULTS_SHOWN, search, search_finds
 from support.server import chromium, serve_site
 from support.server import open_page as new_page
@@ -201,6 +202,10 @@ def styles_on(browser, url, width, scheme, theme_as_shipped, search_for=None):
     page.wait_for_load_state("networkidle")
     if search_for:
         search(page, search_for)
+    # every block laid out: a block not yet near the screen has a guessed height, and which ones
+    # were depends on timing (the page's height differed by 51 px under load)
+    page.evaluate(LATER_OFF)
+    page.wait_for_function("() => document.fonts.status === 'loaded'", timeout=30_000)
     page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')",
                            timeout=30_000)                       # Material's fades, the toy's bars
     assert outside == []
@@ -538,6 +543,7 @@ def test_lesson_two_reads_without_javascript(open_lesson):
     calcs = page.locator(".sd-calc")
     assert calcs.count() == len(LESSON2_CALC_ANSWERS) and page.locator(".sd-calc input").count() == 0
     for i, (answer, _) in enumerate(LESSON2_CALC_ANSWERS):
+        scroll_to_settled(page, f"#sd-calc-{i + 1} summary")
         calcs.nth(i).locator("summary").click()
         assert f"答案：{answer}" in calcs.nth(i).locator("details").inner_text()
     shot(page, "nojs-lesson2-toy", toy)

@@ -204,6 +204,25 @@ BLOCK_PLACES = """async () => {
             Math.round(box.top + scrollY), Math.round(box.height)];
   });
 }"""
+def scroll_to_settled(page, selector: str, timeout: float = 10) -> None:
+    """Scroll the element `selector` names to the middle of the screen and wait until it stays in
+    place: the blocks around it laid out near the screen (render_later.py) take their real heights
+    a frame later, and a click at once could land where the element was before (seen under load:
+    Firefox's calculator input, Chromium's folded answer on a page without JavaScript). A reader
+    sees the page after that frame. (Polled from here: a page without JavaScript runs no
+    requestAnimationFrame callback, and a promise waiting for one never settled.)"""
+    page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", selector)
+    last = []
+
+    def still():
+        box = page.evaluate("(s) => { const r = document.querySelector(s).getBoundingClientRect();"
+                            " return [r.top, r.height]; }", selector)
+        same = last == [box]
+        last[:] = [box]
+        return same
+    wait_until(still, timeout, step=0.1, what=f"{selector} to stay in place after scrolling to it")
+
+
 # the same blocks laid out as if render_later.py had not marked them
 LATER_OFF = """() => {
   const style = document.createElement('style');
