@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT / "site"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from support.lab import SITE, PAINTED, serve_site, wait_until  # noqa: E402
 from support.server import CHROMIUM, CHROMIUM_FLAGS  # noqa: E402
+from support.workers import worker_sessions  # noqa: E402
 from bounded import browser_pids, report, run_bounded, step  # noqa: E402
 import page_load  # noqa: E402  (its stock recipe)
 
@@ -274,47 +275,22 @@ def heaps(context, page, bound: float = 20) -> dict:
     worker), as found and again after a forced garbage collection (HeapProfiler.collectGarbage)
     in each: "total" (the JavaScript heap), "backingStorage" (ArrayBuffers' memory: Pyodide's
     in-memory files, downloads), "embedderHeapUsed" (Blink's objects: the DOM)."""
-    cdp = context.new_cdp_session(page)
-    attached, answers = [], {}
-    cdp.on("Target.attachedToTarget", lambda e: attached.append(e))
-    cdp.on("Target.receivedMessageFromTarget",
-           lambda e: answers.setdefault(e["sessionId"], []).append(json.loads(e["message"])))
-    cdp.send("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": False})
-    page.wait_for_timeout(1000)
-
-    def ask(session: str, number: int, method: str):
-        cdp.send("Target.sendMessageToTarget", {"sessionId": session,
-                                                "message": json.dumps({"id": number, "method": method})})
-
-    def answer(session: str, number: int):
-        end = time.time() + bound
-        while time.time() < end:
-            found = next((m for m in answers.get(session, []) if m.get("id") == number), None)
-            if found is not None:
-                return found.get("result")
-            page.wait_for_timeout(50)
-        return None
-
     def mb(usage):
         return {k: (usage or {}).get(f"{k}Size", NAN) / 2**20
                 for k in ("used", "total", "embedderHeapUsed", "backingStorage")}
-    out = {"page": mb(cdp.send("Runtime.getHeapUsage"))}
-    names = {}
-    for event in attached:
-        info, session = event["targetInfo"], event["sessionId"]
-        url = info["url"]
-        names[session] = ("kernel" if "pyodide-kernel" in url else "search" if "search" in url
-                          else "service" if info["type"] == "service_worker" else url.rsplit("/", 1)[-1][:20])
-        ask(session, 1, "Runtime.getHeapUsage")
-        out[names[session]] = mb(answer(session, 1))
-    cdp.send("HeapProfiler.collectGarbage")
-    out["page_gc"] = mb(cdp.send("Runtime.getHeapUsage"))
-    for session, name in names.items():
-        ask(session, 2, "HeapProfiler.collectGarbage")
-        answer(session, 2)
-        ask(session, 3, "Runtime.getHeapUsage")
-        out[name + "_gc"] = mb(answer(session, 3))
-    cdp.detach()
+    with worker_sessions(context, page, bound=bound) as workers:
+        out = {"page": mb(workers.cdp.send("Runtime.getHeapUsage"))}
+        names = {}
+        for info, session in workers.attached:
+            url = info["url"]
+            names[session] = ("kernel" if "pyodide-kernel" in url else "search" if "search" in url
+                              else "service" if info["type"] == "service_worker" else url.rsplit("/", 1)[-1][:20])
+            out[names[session]] = mb(workers.call(session, "Runtime.getHeapUsage"))
+        workers.cdp.send("HeapProfiler.collectGarbage")
+        out["page_gc"] = mb(workers.cdp.send("Runtime.getHeapUsage"))
+        for session, name in names.items():
+            workers.call(session, "HeapProfiler.collectGarbage")
+            out[name + "_gc"] = mb(workers.call(session, "Runtime.getHeapUsage"))
     return out
 
 

@@ -27,6 +27,7 @@ import pytest
 from support.lab import TIMELINE, LabPage, wait_until
 from support.server import CHROMIUM, CHROMIUM_FLAGS
 from support.site import ROOT, build_site
+from support.workers import worker_sessions
 from test_lab_browser import RUN_CELL
 from test_site_browser import search
 
@@ -181,32 +182,15 @@ def test_after_one_visit_every_page_and_the_visited_lab_work_with_the_server_sto
 def service_worker_heaps(context, page) -> dict:
     """MB of each service worker's V8 heap as found, no collection forced (DevTools'
     Runtime.getHeapUsage): {script's name: (used, its ArrayBuffers' memory)}."""
-    cdp = context.new_cdp_session(page)
-    attached, answers = [], {}
-    cdp.on("Target.attachedToTarget", lambda e: attached.append(e))
-    cdp.on("Target.receivedMessageFromTarget",
-           lambda e: answers.setdefault(e["sessionId"], []).append(json.loads(e["message"])))
-    cdp.send("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": False})
-    page.wait_for_timeout(1000)
     out = {}
-    try:
-        for event in attached:
-            if event["targetInfo"]["type"] != "service_worker":
+    with worker_sessions(context, page) as workers:
+        for info, session in workers.attached:
+            if info["type"] != "service_worker":
                 continue
-            session = event["sessionId"]
-            cdp.send("Target.sendMessageToTarget", {"sessionId": session, "message": json.dumps(
-                {"id": 1, "method": "Runtime.getHeapUsage"})})
-            for _ in range(400):            # (page.wait_for_timeout lets the answers arrive)
-                if any(m.get("id") == 1 for m in answers.get(session, [])):
-                    break
-                page.wait_for_timeout(50)
-            replies = [m for m in answers.get(session, []) if m.get("id") == 1]
-            assert replies, f"no heap usage from {event['targetInfo']['url']} within 20 s"
-            usage = replies[0]["result"]
-            name = event["targetInfo"]["url"].rsplit("/", 1)[-1].split("?")[0]
+            usage = workers.call(session, "Runtime.getHeapUsage")
+            assert usage, f"no heap usage from {info['url']} within 20 s"
+            name = info["url"].rsplit("/", 1)[-1].split("?")[0]
             out[name] = (usage["usedSize"] / 2**20, usage["backingStorageSize"] / 2**20)
-    finally:
-        cdp.detach()
     return out
 
 
