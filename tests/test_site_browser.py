@@ -27,6 +27,7 @@ from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_STAR
 from support.engines import ChromiumPage, ChromiumPages, opener
 from support.every_engine import EveryEnginePage
 from support.fonts_drawn import fonts_drawing_each
+from support.lab import wait_until
 from support.lesson import (K, LATER_OFF, LABELS, LESSON_PAGES, SEEDED_RANDOM, check_round,
                             nav_link_to, rounds_drawn, scroll_to_settled, toy_cells_overflowing, toy_round,
                             wait_for_motion_to_end)
@@ -202,6 +203,17 @@ def styles_on(browser, url, width, scheme, theme_as_shipped, search_for=None):
     page.wait_for_load_state("networkidle")
     if search_for:
         search(page, search_for)
+    # the lab panel's static preview is fetched after the page loads (at 1440, beside the lesson):
+    # in, or no panel (a fresh clone under load compared a page with it and one without)
+    page.wait_for_function("() => !document.querySelector('.sd-lab__frame')"
+                           " || !!document.querySelector('.sd-lab__preview')", timeout=30_000)
+    previous = []
+
+    def still():                            # no element added or taken away for 0.6 s
+        count = page.evaluate("() => document.querySelectorAll('*').length")
+        previous.append(count)
+        return len(previous) >= 4 and len(set(previous[-4:])) == 1
+    wait_until(still, 30, step=0.2, what="the page's elements to stop changing")
     # every block laid out: a block not yet near the screen has a guessed height, and which ones
     # were depends on timing (the page's height differed by 51 px under load)
     page.evaluate(LATER_OFF)
