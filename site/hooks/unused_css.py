@@ -110,11 +110,10 @@ def _prune_rules(source: _Source, rules: list, end: int, used: set[str]) -> tupl
             elif kept:
                 body = source.text[source.at(rule.content[0]):stop] if rule.content else "}"
                 out.append(",".join(tinycss2.serialize(s).strip() for s in kept) + "{" + body)
-        elif (rule.type == "at-rule" and rule.lower_at_keyword in NESTED_RULES
-              and rule.content):
+        elif rule.type == "at-rule" and rule.lower_at_keyword in NESTED_RULES and rule.content:
             inner_start, inner_end = source.at(rule.content[0]), source.text.rindex("}", start, stop)
-            inner, count = _prune_rules(source, tinycss2.parse_rule_list(rule.content), inner_end,
-                                           used)
+            inner_rules = tinycss2.parse_rule_list(rule.content)
+            inner, count = _prune_rules(source, inner_rules, inner_end, used)
             dropped += count
             if inner.strip():
                 out.append(source.text[start:inner_start] + inner + source.text[inner_end:stop])
