@@ -195,7 +195,9 @@ def styles_on(browser, url, width, scheme, theme_as_shipped, search_for=None):
     page, outside = new_page(browser, None, width=width, height=900, color_scheme=scheme,
                              reduced_motion="reduce")
     page.add_init_script(SEEDED_RANDOM % 1)
-    page.route("**/lab/**", lambda route: route.abort())       # the panel's state is not the theme's
+    # the panel's state is not the theme's: its preview, fetched after the load, got the theme's
+    # code buttons in one load and not in the other (fresh clones under load)
+    page.route(re.compile(r"/(lab|notebook-preview)/"), lambda route: route.abort())
     if theme_as_shipped:
         page.route(THEME_CSS, lambda route: route.fulfill(
             path=str(THEME_STYLESHEETS / route.request.url.rsplit("/", 1)[1]), content_type="text/css"))
@@ -203,10 +205,6 @@ def styles_on(browser, url, width, scheme, theme_as_shipped, search_for=None):
     page.wait_for_load_state("networkidle")
     if search_for:
         search(page, search_for)
-    # the lab panel's static preview is fetched after the page loads (at 1440, beside the lesson):
-    # in, or no panel (a fresh clone under load compared a page with it and one without)
-    page.wait_for_function("() => !document.querySelector('.sd-lab__frame')"
-                           " || !!document.querySelector('.sd-lab__preview')", timeout=30_000)
     previous = []
 
     def still():                            # no element added or taken away for 0.6 s
