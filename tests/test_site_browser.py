@@ -27,7 +27,7 @@ from support.cjk_lines import (CODE_SPLIT_IN_TABLES, DISPLAY_FORMULAS, LINE_STAR
 from support.engines import ChromiumPage, ChromiumPages, opener
 from support.every_engine import EveryEnginePage
 from support.fonts_drawn import fonts_drawing_each
-from support.lab import wait_until
+from support.lab import wait_until_still
 from support.lesson import (K, LATER_OFF, LABELS, LESSON_PAGES, SEEDED_RANDOM, check_round,
                             nav_link_to, rounds_drawn, scroll_to_settled, toy_cells_overflowing, toy_round,
                             wait_for_motion_to_end)
@@ -205,13 +205,8 @@ def styles_on(browser, url, width, scheme, theme_as_shipped, search_for=None):
     page.wait_for_load_state("networkidle")
     if search_for:
         search(page, search_for)
-    previous = []
-
-    def still():                            # no element added or taken away for 0.6 s
-        count = page.evaluate("() => document.querySelectorAll('*').length")
-        previous.append(count)
-        return len(previous) >= 4 and len(set(previous[-4:])) == 1
-    wait_until(still, 30, step=0.2, what="the page's elements to stop changing")
+    wait_until_still(lambda: page.evaluate("() => document.querySelectorAll('*').length"), 30,
+                     step=0.2, times=4, what="the page's elements to stop changing")   # for 0.6 s
     # every block laid out: a block not yet near the screen has a guessed height, and which ones
     # were depends on timing (the page's height differed by 51 px under load)
     page.evaluate(LATER_OFF)

@@ -124,6 +124,17 @@ def wait_until(predicate, timeout: float, step: float = 0.05, what: str = "condi
     raise TimeoutError(f"{what}: not within {timeout:.0f} s")
 
 
+def wait_until_still(read, timeout: float, step: float = 0.1, times: int = 2, what: str = "value"):
+    """Poll read() until it gives the same value `times` times in a row; that value."""
+    seen = []
+
+    def still():
+        seen.append(read())
+        return len(seen) >= times and all(v == seen[-1] for v in seen[-times:])
+    wait_until(still, timeout, step=step, what=what)
+    return seen[-1]
+
+
 def where_thrown(error) -> str:
     """A page error (the lesson page's or the lab frame's) with the place it was thrown, so an
     error that shows once in a while says whose code it came from."""

@@ -11,7 +11,7 @@ import json
 import re
 
 from .cjk_lines import MARKS, PUNCTUATION_WIDTHS, SIGNS
-from .lab import wait_until
+from .lab import wait_until, wait_until_still
 from .site import ROOT, lab_pages
 
 K = 5                                   # the toy's drafts a round
@@ -212,15 +212,9 @@ def scroll_to_settled(page, selector: str, timeout: float = 10) -> None:
     sees the page after that frame. (Polled from here: a page without JavaScript runs no
     requestAnimationFrame callback, and a promise waiting for one never settled.)"""
     page.evaluate("(s) => document.querySelector(s).scrollIntoView({block: 'center'})", selector)
-    last = []
-
-    def still():
-        box = page.evaluate("(s) => { const r = document.querySelector(s).getBoundingClientRect();"
-                            " return [r.top, r.height]; }", selector)
-        same = last == [box]
-        last[:] = [box]
-        return same
-    wait_until(still, timeout, step=0.1, what=f"{selector} to stay in place after scrolling to it")
+    wait_until_still(lambda: page.evaluate("(s) => { const r = document.querySelector(s).getBoundingClientRect();"
+                                           " return [r.top, r.height]; }", selector),
+                     timeout, what=f"{selector} to stay in place after scrolling to it")
 
 
 # the same blocks laid out as if render_later.py had not marked them
